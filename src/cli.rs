@@ -1,0 +1,516 @@
+//! Two stages of arguments: clap [`Cli`] mirrors the command line as typed; [`Settings`] is what a
+//! run uses, resolved and validated before anything is spawned. Every bad input becomes a
+//! one-line [`Failure`] with exit code 2.
+
+use crate::exit::Failure;
+use crate::protocol;
+use crate::runtime::RunSpec;
+use crate::runtime::framing::FramerLimits;
+use crate::runtime::probes::requests::OperationSpec;
+use crate::runtime::probes::shutdown::LadderConfig;
+use crate::runtime::process::SpawnSpec;
+use crate::runtime::session::SessionConfig;
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use serde_json::Value;
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Default limits. They protect the guard and must never fail a legitimate server: a single
+/// `tools/list` line of several hundred KiB is legal, so the line limit is 4 MiB (the reference
+/// tool's 256 KiB fails real servers) and the total 64 MiB (the reference: 1 MiB).
+pub const DEFAULT_MAX_STDOUT_LINE_BYTES: u64 = 4 * 1024 * 1024;
+pub const DEFAULT_MAX_STDOUT_BYTES: u64 = 64 * 1024 * 1024;
+pub const DEFAULT_MAX_STDERR_BYTES: u64 = 1024 * 1024;
+pub const DEFAULT_TIMEOUT_MS: u64 = 5000;
+pub const DEFAULT_QUIET_MS: u64 = 1000;
+pub const DEFAULT_SHUTDOWN_GRACE_MS: u64 = 3000;
+
+const AFTER_HELP: &str = "\
+Examples:
+  mcp-stdio-guard -- node ./server.js
+  mcp-stdio-guard --request tools/list --json -- python -m my_server
+  mcp-stdio-guard explain stdout-non-json
+
+Exit codes: 0 pass (warnings allowed), 1 error-level findings, 2 usage or config error, 3 internal failure.";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "mcp-stdio-guard",
+    version,
+    about = "Catch stdout pollution, JSON-RPC framing errors and lifecycle bugs in MCP stdio servers",
+    override_usage = "mcp-stdio-guard [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-stdio-guard explain [CODE]",
+    args_conflicts_with_subcommands = true,
+    after_help = AFTER_HELP
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub subcommand: Option<Sub>,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Sub {
+    /// Print the documentation of an issue code (or list every code).
+    Explain {
+        /// The issue code, e.g. stdout-non-json. Without it, every code is listed.
+        code: Option<String>,
+    },
+}
+
+#[derive(Args, Debug, Default)]
+pub struct RunArgs {
+    /// MCP protocol revision to request.
+    #[arg(long, value_name = "VERSION", default_value = protocol::DEFAULT_REVISION)]
+    pub protocol: String,
+    /// Timeout for initialize and for each request, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_TIMEOUT_MS)]
+    pub timeout: u64,
+    /// Total stdout the guard reads before stopping the run (protects the guard).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STDOUT_BYTES)]
+    pub max_stdout_bytes: u64,
+    /// Longest single stdout line the guard buffers (protects the guard; legal lines can be large).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STDOUT_LINE_BYTES)]
+    pub max_stdout_line_bytes: u64,
+    /// stderr bytes retained for the report (a tail; more is never a failure).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STDERR_BYTES)]
+    pub max_stderr_bytes: u64,
+    /// Send an MCP request after initialization (repeatable), e.g. tools/list.
+    #[arg(long = "request", value_name = "METHOD")]
+    pub requests: Vec<String>,
+    /// JSON params (an object) for the --request just before it.
+    #[arg(long = "params", value_name = "JSON")]
+    pub params: Vec<String>,
+    /// Print the JSON report (same as --format json).
+    #[arg(long)]
+    pub json: bool,
+    /// Output format of the main stream.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
+    /// Working directory for the server command.
+    #[arg(long, value_name = "PATH")]
+    pub cwd: Option<PathBuf>,
+    /// Set an environment variable for the server (repeatable); values never appear in reports.
+    #[arg(long = "env", value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// Quiet window: how long to keep watching stdout for late output after the last request.
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_QUIET_MS)]
+    pub quiet_ms: u64,
+    /// How long the server may take to exit after stdin closes before it gets SIGTERM.
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_SHUTDOWN_GRACE_MS)]
+    pub shutdown_grace: u64,
+    /// Report a server that only exits on SIGTERM as a warning instead of an error.
+    #[arg(long)]
+    pub allow_sigterm_shutdown: bool,
+    /// Report error replies to explicit operations as warnings instead of errors.
+    #[arg(long)]
+    pub allow_operation_errors: bool,
+    /// The server command and its arguments, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<OsString>,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+/// What `main` should do.
+#[derive(Debug)]
+pub enum Command {
+    /// Print this text to stdout and exit 0 (`--help`, `--version`).
+    Print(String),
+    Explain(Option<String>),
+    Run(Box<Settings>),
+}
+
+/// A resolved runtime run.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub format: Format,
+    pub spec: RunSpec,
+    /// The command as given (program first), for reports (redacted there).
+    pub argv: Vec<String>,
+    pub cwd_requested: Option<PathBuf>,
+    pub cwd_resolved: PathBuf,
+    /// Names of the variables set with --env (their values are secrets).
+    pub env_names: Vec<String>,
+    /// The values set with --env, for scrubbing reports.
+    pub env_values: Vec<String>,
+}
+
+/// Parses the command line into what to do. `--help`/`--version` come back as text to print.
+pub fn parse<I, T>(args: I) -> Result<Command, Failure>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let matches = match Cli::command().try_get_matches_from(args) {
+        Ok(m) => m,
+        Err(err) => return clap_failure(err),
+    };
+    let cli = Cli::from_arg_matches(&matches).map_err(|e| Failure::usage(one_line(&e)))?;
+    match cli.subcommand {
+        Some(Sub::Explain { code }) => Ok(Command::Explain(code)),
+        None => resolve(cli.run, &matches).map(|s| Command::Run(Box::new(s))),
+    }
+}
+
+fn clap_failure(err: clap::Error) -> Result<Command, Failure> {
+    use clap::error::ErrorKind;
+    match err.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            Ok(Command::Print(err.render().to_string()))
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => Err(Failure::usage(
+            "no server command given: pass it after `--`, e.g. `mcp-stdio-guard -- node server.js` (see --help)",
+        )),
+        _ => Err(Failure::usage(one_line(&err))),
+    }
+}
+
+/// The first line of a clap error, without its `error: ` prefix, plus a pointer to --help.
+fn one_line(err: &clap::Error) -> String {
+    let rendered = err.render().to_string();
+    let first = rendered
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("invalid arguments")
+        .trim_start_matches("error: ")
+        .trim()
+        .to_string();
+    let tip = rendered
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("tip: "))
+        .map(|t| format!("; {t}"))
+        .unwrap_or_default();
+    format!("{first}{tip} (see --help)")
+}
+
+fn resolve(args: RunArgs, matches: &ArgMatches) -> Result<Settings, Failure> {
+    if args.command.is_empty() {
+        return Err(Failure::usage(
+            "no server command given: pass it after `--`, e.g. `mcp-stdio-guard -- node server.js` (see --help)",
+        ));
+    }
+    if !protocol::LEGACY_REVISIONS.contains(&args.protocol.as_str()) {
+        return Err(Failure::usage(format!(
+            "--protocol {:?} is not a supported revision: use one of {}",
+            args.protocol,
+            protocol::LEGACY_REVISIONS.join(", ")
+        )));
+    }
+    for (flag, value) in [
+        ("--timeout", args.timeout),
+        ("--max-stdout-bytes", args.max_stdout_bytes),
+        ("--max-stdout-line-bytes", args.max_stdout_line_bytes),
+        ("--max-stderr-bytes", args.max_stderr_bytes),
+        ("--shutdown-grace", args.shutdown_grace),
+    ] {
+        if value == 0 {
+            return Err(Failure::usage(format!("{flag} must be greater than 0")));
+        }
+    }
+    let operations = pair_requests(&args.requests, &args.params, matches)?;
+    let mut env = Vec::new();
+    for entry in &args.env {
+        match entry.split_once('=') {
+            Some((k, v)) if !k.is_empty() && !k.contains('\0') => {
+                env.push((k.to_string(), v.to_string()))
+            }
+            _ => {
+                return Err(Failure::usage(format!(
+                    "--env {entry:?} is not KEY=VALUE: write it as --env NAME=value"
+                )));
+            }
+        }
+    }
+    let cwd_resolved = resolve_cwd(args.cwd.as_deref())?;
+    let path_override = env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| OsString::from(v));
+    check_program(&args.command[0], &cwd_resolved, path_override.as_deref())?;
+
+    let format = if args.json {
+        Format::Json
+    } else {
+        args.format.unwrap_or(Format::Text)
+    };
+    let argv: Vec<String> = args
+        .command
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let spec = RunSpec {
+        spawn: SpawnSpec {
+            program: args.command[0].clone(),
+            args: args.command[1..].to_vec(),
+            cwd: args.cwd.as_ref().map(|_| cwd_resolved.clone()),
+            env: env
+                .iter()
+                .map(|(k, v)| (OsString::from(k), OsString::from(v)))
+                .collect(),
+            limits: FramerLimits {
+                max_line_bytes: args.max_stdout_line_bytes,
+                max_total_bytes: args.max_stdout_bytes,
+            },
+            max_stderr_bytes: args.max_stderr_bytes,
+        },
+        session: SessionConfig {
+            protocol: args.protocol.clone(),
+            timeout: Duration::from_millis(args.timeout),
+            max_line_bytes: args.max_stdout_line_bytes,
+            issue_cap: 20,
+        },
+        operations,
+        ladder: LadderConfig {
+            quiet: Duration::from_millis(args.quiet_ms),
+            stdin_grace: Duration::from_millis(args.shutdown_grace),
+            allow_sigterm: args.allow_sigterm_shutdown,
+            ..LadderConfig::default()
+        },
+        allow_operation_errors: args.allow_operation_errors,
+    };
+    Ok(Settings {
+        format,
+        spec,
+        argv,
+        cwd_requested: args.cwd.clone(),
+        cwd_resolved,
+        env_names: env.iter().map(|(k, _)| k.clone()).collect(),
+        env_values: env.iter().map(|(_, v)| v.clone()).collect(),
+    })
+}
+
+/// Pairs each `--params` with the `--request` just before it on the command line.
+fn pair_requests(
+    requests: &[String],
+    params: &[String],
+    matches: &ArgMatches,
+) -> Result<Vec<OperationSpec>, Failure> {
+    let req_idx: Vec<usize> = matches
+        .indices_of("requests")
+        .map(|i| i.collect())
+        .unwrap_or_default();
+    let par_idx: Vec<usize> = matches
+        .indices_of("params")
+        .map(|i| i.collect())
+        .unwrap_or_default();
+    let mut ops: Vec<OperationSpec> = requests
+        .iter()
+        .map(|m| OperationSpec {
+            method: m.clone(),
+            params: None,
+            source: "cli-request",
+            safe_tool_call_name: None,
+        })
+        .collect();
+    for (raw, idx) in params.iter().zip(par_idx.iter()) {
+        let value: Value = serde_json::from_str(raw).map_err(|e| {
+            Failure::usage(format!("--params {raw:?} is not valid JSON ({e}): pass a JSON object, e.g. --params '{{\"name\":\"echo\"}}'"))
+        })?;
+        if !value.is_object() {
+            return Err(Failure::usage(format!(
+                "--params {raw:?} is not a JSON object: MCP params are objects, e.g. --params '{{\"cursor\":\"abc\"}}'"
+            )));
+        }
+        let owner = req_idx.iter().rposition(|r| r < idx).ok_or_else(|| {
+            Failure::usage(format!("--params {raw:?} comes before any --request: put it right after the --request it belongs to"))
+        })?;
+        if ops[owner].params.is_some() {
+            return Err(Failure::usage(format!(
+                "--request {} has two --params: give each request at most one",
+                ops[owner].method
+            )));
+        }
+        ops[owner].params = Some(value);
+    }
+    for op in &ops {
+        if op.method.trim().is_empty() {
+            return Err(Failure::usage(
+                "--request needs a method name, e.g. --request tools/list",
+            ));
+        }
+    }
+    Ok(ops)
+}
+
+fn resolve_cwd(cwd: Option<&Path>) -> Result<PathBuf, Failure> {
+    let here = std::env::current_dir()
+        .map_err(|e| Failure::usage(format!("cannot read the current directory: {e}")))?;
+    let Some(cwd) = cwd else {
+        return Ok(here);
+    };
+    let full = here.join(cwd);
+    match std::fs::metadata(&full) {
+        Ok(m) if m.is_dir() => Ok(full),
+        Ok(_) => Err(Failure::usage(format!(
+            "--cwd {} is not a directory: pass the folder the server runs from",
+            cwd.display()
+        ))),
+        Err(e) => Err(Failure::usage(format!(
+            "--cwd {} cannot be used ({e}): pass an existing folder",
+            cwd.display()
+        ))),
+    }
+}
+
+/// Checks that the program can be executed, the way `execvp` will look for it.
+fn check_program(
+    program: &OsStr,
+    cwd: &Path,
+    path_override: Option<&OsStr>,
+) -> Result<(), Failure> {
+    let shown = program.to_string_lossy();
+    if program.is_empty() {
+        return Err(Failure::usage(
+            "the server command is empty: pass it after `--`, e.g. `-- node server.js`",
+        ));
+    }
+    let has_slash = program.as_encoded_bytes().contains(&b'/');
+    if has_slash {
+        let full = cwd.join(program);
+        return check_executable(&full).map_err(|why| {
+            Failure::usage(format!("cannot run the server command {shown}: {why}"))
+        });
+    }
+    let path = path_override
+        .map(OsString::from)
+        .or_else(|| std::env::var_os("PATH"))
+        .unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        let dir = if dir.as_os_str().is_empty() {
+            cwd.to_path_buf()
+        } else {
+            cwd.join(dir)
+        };
+        if check_executable(&dir.join(program)).is_ok() {
+            return Ok(());
+        }
+    }
+    Err(Failure::usage(format!(
+        "command not found: {shown} is not on PATH; install it or pass its full path after `--`"
+    )))
+}
+
+fn check_executable(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(format!("{} is a directory, not a program", path.display())),
+        Ok(m) if m.permissions().mode() & 0o111 == 0 => Err(format!(
+            "{} is not executable; chmod +x it or run it through its interpreter (e.g. `-- node {}`)",
+            path.display(),
+            path.display()
+        )),
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!("{} does not exist ({e})", path.display())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &[&str]) -> Result<Settings, Failure> {
+        let mut full = vec!["mcp-stdio-guard"];
+        full.extend_from_slice(args);
+        match parse(full)? {
+            Command::Run(s) => Ok(*s),
+            other => panic!("expected a run, got {other:?}"),
+        }
+    }
+
+    fn usage_error(args: &[&str]) -> String {
+        let err = run(args).expect_err("should fail");
+        assert_eq!(err.exit, crate::exit::Exit::Usage);
+        assert!(!err.message.contains('\n'), "one line: {:?}", err.message);
+        err.message
+    }
+
+    #[test]
+    fn defaults_are_generous() {
+        let s = run(&["--", "sh", "-c", "true"]).unwrap();
+        assert_eq!(s.spec.spawn.limits.max_line_bytes, 4 * 1024 * 1024);
+        assert_eq!(s.spec.spawn.limits.max_total_bytes, 64 * 1024 * 1024);
+        assert_eq!(s.spec.session.protocol, "2025-11-25");
+        assert_eq!(s.spec.session.timeout, Duration::from_millis(5000));
+        assert_eq!(s.format, Format::Text);
+    }
+
+    #[test]
+    fn params_pair_with_the_request_before_them() {
+        let s = run(&[
+            "--request",
+            "tools/list",
+            "--request",
+            "tools/call",
+            "--params",
+            r#"{"name":"echo"}"#,
+            "--",
+            "sh",
+        ])
+        .unwrap();
+        assert_eq!(s.spec.operations.len(), 2);
+        assert!(s.spec.operations[0].params.is_none());
+        assert_eq!(
+            s.spec.operations[1].params.as_ref().unwrap()["name"],
+            "echo"
+        );
+    }
+
+    #[test]
+    fn bad_arguments_are_one_line_usage_errors() {
+        assert!(
+            usage_error(&["--params", "5", "--request", "x", "--", "sh"])
+                .contains("not a JSON object")
+        );
+        assert!(
+            usage_error(&["--request", "x", "--params", "5", "--", "sh"])
+                .contains("not a JSON object")
+        );
+        assert!(
+            usage_error(&["--request", "x", "--params", "{", "--", "sh"])
+                .contains("not valid JSON")
+        );
+        assert!(
+            usage_error(&["--params", "{}", "--request", "x", "--", "sh"])
+                .contains("before any --request")
+        );
+        assert!(usage_error(&["--bogus", "--", "sh"]).contains("--bogus"));
+        assert!(
+            usage_error(&["--protocol", "1999-01-01", "--", "sh"])
+                .contains("not a supported revision")
+        );
+        assert!(usage_error(&["--timeout", "abc", "--", "sh"]).contains("abc"));
+        assert!(usage_error(&["--timeout", "0", "--", "sh"]).contains("greater than 0"));
+        assert!(usage_error(&["--env", "NOEQUALS", "--", "sh"]).contains("KEY=VALUE"));
+        assert!(usage_error(&[]).contains("no server command"));
+        assert!(usage_error(&["--", "definitely-not-a-command-xyz"]).contains("command not found"));
+        assert!(usage_error(&["--", "/"]).contains("is a directory"));
+        assert!(usage_error(&["--cwd", "/nonexistent-dir-xyz", "--", "sh"]).contains("--cwd"));
+    }
+
+    #[test]
+    fn help_and_version_are_printed_not_failed() {
+        assert!(matches!(
+            parse(["mcp-stdio-guard", "--help"]),
+            Ok(Command::Print(_))
+        ));
+        match parse(["mcp-stdio-guard", "--version"]) {
+            Ok(Command::Print(text)) => assert!(text.contains(crate::VERSION)),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn explain_is_a_subcommand() {
+        assert!(matches!(
+            parse(["mcp-stdio-guard", "explain", "stdout-non-json"]),
+            Ok(Command::Explain(Some(_)))
+        ));
+    }
+}

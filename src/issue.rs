@@ -1,0 +1,198 @@
+//! `Issue`: one finding, built from a catalogue rule. Findings are data, never errors of the tool.
+
+use crate::catalog::{Rule, Severity};
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// Where a finding is anchored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Location {
+    /// A position in one of the server's streams (1-based line, 0-based byte offset from the start).
+    #[serde(rename_all = "camelCase")]
+    Stream {
+        stream: Stream,
+        line: u64,
+        byte_offset: u64,
+    },
+    /// A position in a source file (1-based lines and columns; `file` relative to the working directory).
+    #[serde(rename_all = "camelCase")]
+    Source {
+        file: PathBuf,
+        line: u32,
+        column: u32,
+        end_line: u32,
+        end_column: u32,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stream {
+    Stdin,
+    Stdout,
+    Stderr,
+}
+
+/// The phase of a runtime session an issue was observed in (the reference's `process.phase`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Phase {
+    Startup,
+    Initialize,
+    PostInitialize,
+    Capabilities,
+    Operation,
+    Adversarial,
+    Shutdown,
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Startup => "startup",
+            Phase::Initialize => "initialize",
+            Phase::PostInitialize => "post-initialize",
+            Phase::Capabilities => "capabilities",
+            Phase::Operation => "operation",
+            Phase::Adversarial => "adversarial",
+            Phase::Shutdown => "shutdown",
+        }
+    }
+}
+
+/// One finding.
+#[derive(Debug, Clone)]
+pub struct Issue {
+    pub rule: &'static Rule,
+    pub severity: Severity,
+    /// One sentence naming the problem, the offending token quoted.
+    pub message: String,
+    /// One sentence naming the fix; defaults to the rule's.
+    pub help: String,
+    pub detail_code: Option<&'static str>,
+    pub location: Option<Location>,
+    /// The offending bytes, escaped (`b"..."`), when there are any.
+    pub evidence: Option<String>,
+    pub phase: Option<Phase>,
+    /// 1-based run number when `--repeat` ran several processes.
+    pub run: Option<u32>,
+    /// Extra stable fields for the JSON contract (`spawnErrorCode`, `probe`, `method`, ...).
+    pub fields: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Issue {
+    pub fn new(rule: &'static Rule, message: impl Into<String>) -> Issue {
+        Issue {
+            rule,
+            severity: rule.severity,
+            message: message.into(),
+            help: rule.help().to_string(),
+            detail_code: None,
+            location: None,
+            evidence: None,
+            phase: None,
+            run: None,
+            fields: serde_json::Map::new(),
+        }
+    }
+
+    pub fn code(&self) -> &'static str {
+        self.rule.code
+    }
+
+    pub fn severity(mut self, severity: Severity) -> Issue {
+        self.severity = severity;
+        self
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Issue {
+        self.help = help.into();
+        self
+    }
+
+    /// Attaches a detail code; it must be one the rule declares.
+    pub fn detail(mut self, detail: &'static str) -> Issue {
+        debug_assert!(
+            self.rule.detail_codes.contains(&detail),
+            "{} does not declare detail code {detail}",
+            self.rule.code
+        );
+        self.detail_code = Some(detail);
+        self
+    }
+
+    pub fn at(mut self, location: Location) -> Issue {
+        self.location = Some(location);
+        self
+    }
+
+    pub fn at_stdout(self, line: u64, byte_offset: u64) -> Issue {
+        self.at(Location::Stream {
+            stream: Stream::Stdout,
+            line,
+            byte_offset,
+        })
+    }
+
+    pub fn evidence(mut self, evidence: impl Into<String>) -> Issue {
+        self.evidence = Some(evidence.into());
+        self
+    }
+
+    pub fn phase(mut self, phase: Phase) -> Issue {
+        self.phase = Some(phase);
+        self
+    }
+
+    pub fn field(mut self, key: &str, value: impl Into<serde_json::Value>) -> Issue {
+        self.fields.insert(key.to_string(), value.into());
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// Escapes bytes the way the reports show them: `b"..."` with `\n`, `\r`, `\t`, `\\`, `\"` and
+/// `\xNN` for every byte outside printable ASCII, cut at `max` input bytes with a `...` marker.
+pub fn escape_bytes(bytes: &[u8], max: usize) -> String {
+    let shown = &bytes[..bytes.len().min(max)];
+    let mut out = String::with_capacity(shown.len() + 8);
+    out.push_str("b\"");
+    for &b in shown {
+        match b {
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            b'\\' => out.push_str("\\\\"),
+            b'"' => out.push_str("\\\""),
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    out.push('"');
+    if bytes.len() > max {
+        out.push_str(&format!("... ({} bytes)", bytes.len()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_bytes_is_unambiguous() {
+        assert_eq!(
+            escape_bytes(b"loading optional extension\n", 80),
+            r#"b"loading optional extension\n""#
+        );
+        assert_eq!(
+            escape_bytes(b"\xef\xbb\xbf{\"a\"}", 80),
+            r#"b"\xef\xbb\xbf{\"a\"}""#
+        );
+        assert_eq!(escape_bytes(b"abcdef", 3), r#"b"abc"... (6 bytes)"#);
+    }
+}

@@ -1,0 +1,22 @@
+//! mcp-stdio-guard: a strict MCP stdio client that checks every byte a server writes, plus a
+//! static scan for code that writes to stdout, and reports for people and CI.
+//!
+//! The library never prints: renderers in `report/` return text, and only `main.rs` writes it to
+//! stdout (this tool of all tools must keep stdout clean). See ARCHITECTURE.md for the map.
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod catalog;
+pub mod cli;
+pub mod exit;
+pub mod issue;
+pub mod protocol;
+pub mod redact;
+pub mod report;
+pub mod runtime;
+
+/// The guard's version (also in JSON fingerprints, SARIF and `--version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Where the project and its rule docs live (SARIF `informationUri`, `helpUri`).
+pub const REPOSITORY_URL: &str = "https://github.com/mcp-stdio-guard/mcp-stdio-guard";

@@ -1,0 +1,361 @@
+//! The JSON report: the reference tool's `schemaVersion: 1` contract, as a compatible superset.
+//!
+//! With one target the contract's fields sit at the top level exactly as the reference emits
+//! them. With several targets (an `mcpServers` file) the top level carries the aggregate `ok`,
+//! `summary` and `issues`, and `servers[]` holds one full contract object per server.
+
+use super::status::{self, CONTRACT_CLASSES};
+use super::{Report, Target};
+use crate::catalog::Check;
+use crate::issue::{Issue, Location};
+use crate::runtime::record::{OperationRecord, RunRecord};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeSet;
+
+pub const SCHEMA_VERSION: u64 = 1;
+
+pub fn render(report: &Report) -> String {
+    let value = to_value(report);
+    let mut text = serde_json::to_string_pretty(&value).expect("JSON values serialize");
+    text.push('\n');
+    text
+}
+
+pub fn to_value(report: &Report) -> Value {
+    if report.targets.len() == 1 {
+        return target_value(&report.targets[0]);
+    }
+    let all: Vec<Issue> = report.issues().cloned().collect();
+    let servers: Vec<Value> = report
+        .targets
+        .iter()
+        .map(|t| {
+            let mut v = target_value(t);
+            v["name"] = Value::from(t.name.clone());
+            v
+        })
+        .collect();
+    json!({
+        "schemaVersion": SCHEMA_VERSION,
+        "ok": !all.iter().any(Issue::is_error),
+        "summary": summary_value(&all),
+        "issueClasses": classes_value(&all),
+        "issues": all.iter().map(issue_value).collect::<Vec<_>>(),
+        "servers": servers,
+    })
+}
+
+fn target_value(t: &Target) -> Value {
+    let first = &t.runs[0];
+    let ran: BTreeSet<Check> = t
+        .runs
+        .iter()
+        .flat_map(|r| r.checks_ran.iter().copied())
+        .collect();
+    let mut v = json!({
+        "schemaVersion": SCHEMA_VERSION,
+        "ok": !t.issues.iter().any(Issue::is_error),
+        "config": config_value(),
+        "profile": t.context.profile,
+        "command": command_value(t),
+        "protocol": t.context.protocol,
+        "negotiatedProtocol": first.negotiated_protocol,
+        "initialized": first.initialized,
+        "operation": first.operations.first().map(operation_value),
+        "operations": first.operations.iter().map(operation_value).collect::<Vec<_>>(),
+        "adversarial": {"enabled": false, "probes": []},
+        "capabilityProbes": false,
+        "capabilityKeys": first.capability_keys,
+        "fingerprint": fingerprint_value(t),
+        "process": process_value(first, t.context.timeout_ms),
+        "issueClasses": classes_value(&t.issues),
+        "summary": summary_value(&t.issues),
+        "checks": checks_value(&t.issues, &ran),
+        "issues": t.issues.iter().map(issue_value).collect::<Vec<_>>(),
+        "staticScan": {"enabled": false, "path": "", "failOnFindings": false},
+        "staticFindings": [],
+        "stderr": stderr_value(first),
+    });
+    if t.runs.len() > 1 {
+        v["runs"] = Value::from(
+            t.runs
+                .iter()
+                .map(|r| run_value(r, t.context.timeout_ms))
+                .collect::<Vec<_>>(),
+        );
+    }
+    v
+}
+
+fn config_value() -> Value {
+    json!({
+        "enabled": false,
+        "path": "",
+        "resolvedPath": "",
+        "checks": {
+            "command": false,
+            "cwd": false,
+            "envNames": [],
+            "requests": [],
+            "safeToolCalls": [],
+            "adversarialProbes": [],
+            "adversarialToolCalls": []
+        }
+    })
+}
+
+fn command_value(t: &Target) -> Value {
+    let argv = &t.context.argv;
+    json!({
+        "executable": argv.first().cloned().unwrap_or_default(),
+        "args": argv.iter().skip(1).cloned().collect::<Vec<_>>(),
+        "argv": argv,
+    })
+}
+
+fn operation_value(op: &OperationRecord) -> Value {
+    json!({
+        "method": op.method,
+        "hasParams": op.has_params,
+        "source": op.source,
+        "safeToolCallName": op.safe_tool_call_name.clone().unwrap_or_default(),
+        "status": op.status.as_str(),
+        "responded": matches!(op.status, crate::runtime::record::OperationStatus::Responded | crate::runtime::record::OperationStatus::Error),
+        "durationMs": op.duration.map(|d| d.as_millis() as u64),
+        "error": op.error.as_ref().map(|(code, message)| json!({"code": code, "message": message})),
+    })
+}
+
+fn fingerprint_value(t: &Target) -> Value {
+    let c = &t.context;
+    let cwd_requested = c
+        .cwd_requested
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| c.cwd_resolved.display().to_string());
+    let mut env_values = Map::new();
+    for name in &c.env_names {
+        env_values.insert(name.clone(), Value::from(crate::redact::REDACTED));
+    }
+    let ops: Vec<Value> = c
+        .operations
+        .iter()
+        .map(|(method, has_params, source, tool)| {
+            json!({"method": method, "hasParams": has_params, "source": source, "safeToolCallName": tool})
+        })
+        .collect();
+    let first = &t.runs[0];
+    json!({
+        "guard": {"name": "mcp-stdio-guard", "version": crate::VERSION},
+        "command": command_value(t),
+        "cwd": {
+            "requested": cwd_requested,
+            "resolved": c.cwd_resolved.display().to_string(),
+            "exists": c.cwd_resolved.is_dir(),
+        },
+        "protocol": c.protocol,
+        "config": config_value(),
+        "profile": c.profile,
+        "timeoutMs": c.timeout_ms,
+        "repeat": c.repeat,
+        "capabilityProbes": false,
+        "adversarialProbes": [],
+        "operation": ops.first().cloned(),
+        "operations": ops,
+        "system": {
+            "platform": std::env::consts::OS,
+            "arch": std::env::consts::ARCH,
+            "osRelease": os_release(),
+        },
+        "runtimes": {},
+        "package": null,
+        "env": {"inherited": true, "names": c.env_names, "values": env_values},
+        "staticScan": {"enabled": false, "path": "", "failOnFindings": false},
+        "timings": {
+            "startupMs": first.timings.spawn.map(|d| d.as_millis() as u64),
+            "initializeMs": first.timings.initialize.map(|d| d.as_millis() as u64),
+            "operationsMs": first.timings.operations.map(|d| d.as_millis() as u64),
+            "shutdownMs": first.timings.shutdown.map(|d| d.as_millis() as u64),
+            "totalMs": t.runs.iter().map(|r| r.timings.total.as_millis() as u64).sum::<u64>(),
+        },
+    })
+}
+
+fn os_release() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+fn process_value(run: &RunRecord, timeout_ms: u64) -> Value {
+    let p = &run.process;
+    let o = &p.output;
+    let sd = &p.shutdown;
+    json!({
+        "started": p.started,
+        "pid": p.pid,
+        "outcome": p.outcome.as_str(),
+        "phase": p.phase.as_str(),
+        "exitCode": p.exit_code,
+        "signal": p.signal.map(crate::runtime::transport::signal_name),
+        "timedOut": p.timed_out,
+        "timeoutCode": p.timeout_code.unwrap_or(""),
+        "timeoutMs": timeout_ms,
+        "killedByGuard": p.killed_by_guard,
+        "killSignal": p.kill_signal,
+        "killReason": p.kill_reason,
+        "spawnError": p.spawn_error.as_ref().map(|(code, message)| json!({"code": code, "message": message})),
+        "shutdown": {
+            "stage": sd.stage.as_str(),
+            "stdinEofToExitMs": sd.stdin_eof_to_exit.map(|d| d.as_millis() as u64),
+            "stdoutHeldOpen": sd.stdout_held_open,
+            "descendantsKilled": sd.descendants_killed.iter().map(|(pid, argv)| json!({"pid": pid, "argv": argv})).collect::<Vec<_>>(),
+        },
+        "output": {
+            "stdoutBytes": o.stdout_bytes,
+            "stdoutLines": o.stdout_lines,
+            "stderrBytes": o.stderr_bytes,
+            "stderrLines": o.stderr_lines,
+            "stdinBytes": o.stdin_bytes,
+            "maxStdoutBytes": o.max_stdout_bytes,
+            "maxStdoutLineBytes": o.max_stdout_line_bytes,
+            "maxStderrBytes": o.max_stderr_bytes,
+            "stderrTruncated": o.stderr_truncated,
+            "limitCode": o.limit_code.unwrap_or(""),
+        },
+        "frames": {
+            "total": run.frames,
+            "invalid": run.invalid_frames,
+            "afterStdinEof": run.frames_after_stdin_eof,
+            "serverRequests": run.server_requests,
+            "serverNotifications": run.server_notifications,
+        },
+    })
+}
+
+fn stderr_value(run: &RunRecord) -> Value {
+    json!({
+        "bytes": run.process.output.stderr_bytes,
+        "lines": run.process.output.stderr_lines,
+        "truncated": run.process.output.stderr_truncated,
+        "tail": String::from_utf8_lossy(&run.stderr_tail),
+    })
+}
+
+fn run_value(run: &RunRecord, timeout_ms: u64) -> Value {
+    let ran = &run.checks_ran;
+    json!({
+        "schemaVersion": SCHEMA_VERSION,
+        "run": run.run,
+        "ok": !run.has_errors(),
+        "negotiatedProtocol": run.negotiated_protocol,
+        "initialized": run.initialized,
+        "capabilityKeys": run.capability_keys,
+        "operations": run.operations.iter().map(operation_value).collect::<Vec<_>>(),
+        "process": process_value(run, timeout_ms),
+        "checks": checks_value(&run.issues, ran),
+        "issues": run.issues.iter().map(issue_value).collect::<Vec<_>>(),
+    })
+}
+
+fn classes_value(issues: &[Issue]) -> Value {
+    let mut out = Map::new();
+    for class in CONTRACT_CLASSES {
+        let mine: Vec<&Issue> = issues
+            .iter()
+            .filter(|i| status::contract_class(i.rule.class) == class)
+            .collect();
+        out.insert(
+            class.as_str().to_string(),
+            json!({"status": status::of_issues(mine.iter().copied()).as_str(), "issueCodes": status::codes(mine)}),
+        );
+    }
+    Value::Object(out)
+}
+
+fn summary_value(issues: &[Issue]) -> Value {
+    let s = status::summary(issues);
+    json!({
+        "status": s.status,
+        "issueClass": s.issue_class,
+        "primaryIssueCode": s.primary_code,
+        "primaryIssueClass": s.primary_class,
+        "issueCounts": {"error": s.errors, "warning": s.warnings, "total": s.errors + s.warnings, "note": s.notes},
+        "badge": {"label": "mcp stdio", "message": s.badge_message, "color": s.badge_color},
+        "display": s.display,
+    })
+}
+
+fn checks_value(issues: &[Issue], ran: &BTreeSet<Check>) -> Value {
+    let mut out = Map::new();
+    for check in Check::ALL {
+        let (st, codes) = status::of_check(check, issues, ran);
+        out.insert(
+            check.as_str().to_string(),
+            json!({"status": st.as_str(), "issueCodes": codes}),
+        );
+    }
+    Value::Object(out)
+}
+
+pub fn issue_value(i: &Issue) -> Value {
+    let mut v = Map::new();
+    v.insert(
+        "class".into(),
+        Value::from(status::contract_class(i.rule.class).as_str()),
+    );
+    v.insert("severity".into(), Value::from(i.severity.as_str()));
+    v.insert("code".into(), Value::from(i.code()));
+    v.insert("message".into(), Value::from(i.message.clone()));
+    v.insert("help".into(), Value::from(i.help.clone()));
+    v.insert(
+        "detailCode".into(),
+        Value::from(i.detail_code.unwrap_or("")),
+    );
+    v.insert("check".into(), Value::from(i.rule.check.as_str()));
+    if let Some(phase) = i.phase {
+        v.insert("phase".into(), Value::from(phase.as_str()));
+    }
+    if let Some(run) = i.run {
+        v.insert("run".into(), Value::from(run));
+    }
+    match &i.location {
+        Some(Location::Stream {
+            stream,
+            line,
+            byte_offset,
+        }) => {
+            v.insert(
+                "stream".into(),
+                serde_json::to_value(stream).unwrap_or(Value::Null),
+            );
+            v.insert("line".into(), Value::from(*line));
+            v.insert("byteOffset".into(), Value::from(*byte_offset));
+        }
+        Some(Location::Source {
+            file,
+            line,
+            column,
+            end_line,
+            end_column,
+        }) => {
+            v.insert("file".into(), Value::from(file.display().to_string()));
+            v.insert("line".into(), Value::from(*line));
+            v.insert("column".into(), Value::from(*column));
+            v.insert("endLine".into(), Value::from(*end_line));
+            v.insert("endColumn".into(), Value::from(*end_column));
+        }
+        None => {}
+    }
+    if let Some(e) = &i.evidence {
+        v.insert("evidence".into(), Value::from(e.clone()));
+    }
+    if i.code() == "spawn-failed" && !i.fields.contains_key("spawnErrorCode") {
+        v.insert("spawnErrorCode".into(), Value::from(""));
+    }
+    for (k, val) in &i.fields {
+        v.insert(k.clone(), val.clone());
+    }
+    v.insert("docs".into(), Value::from(i.rule.docs_url()));
+    Value::Object(v)
+}

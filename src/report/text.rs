@@ -1,0 +1,182 @@
+//! Human text, in the reference tool's style: a PASS/FAIL header, the facts of the run, then one
+//! line per issue with its code and message and a `help:` line with the fix.
+
+use super::{Report, Target, status};
+use crate::issue::{Issue, Location, escape_bytes};
+use crate::runtime::record::{OperationStatus, RunRecord, ShutdownStage};
+use std::fmt::Write;
+
+/// How many stderr lines a failing report shows.
+const STDERR_TAIL_LINES: usize = 12;
+
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    for (i, target) in report.targets.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        target_text(&mut out, target, report.targets.len() > 1);
+    }
+    out
+}
+
+fn target_text(out: &mut String, t: &Target, named: bool) {
+    let summary = status::summary(&t.issues);
+    let verdict = if summary.errors > 0 { "FAIL" } else { "PASS" };
+    if named {
+        let _ = writeln!(out, "{verdict} MCP stdio guard: {}", t.name);
+    } else {
+        let _ = writeln!(out, "{verdict} MCP stdio guard");
+    }
+    let _ = writeln!(out, "command: {}", t.context.argv.join(" "));
+    for run in &t.runs {
+        if t.runs.len() > 1 {
+            let _ = writeln!(out, "run {}:", run.run);
+        }
+        run_text(out, run, &t.context.protocol);
+    }
+    for issue in &t.issues {
+        issue_text(out, issue);
+    }
+    let failed = t.runs.iter().any(|r| r.has_errors());
+    if failed {
+        if let Some(run) = t.runs.iter().rev().find(|r| !r.stderr_tail.is_empty()) {
+            stderr_text(out, &run.stderr_tail);
+        }
+    }
+    let _ = writeln!(
+        out,
+        "summary: {} error{}, {} warning{}{}",
+        summary.errors,
+        plural(summary.errors),
+        summary.warnings,
+        plural(summary.warnings),
+        if summary.notes > 0 {
+            format!(", {} note{}", summary.notes, plural(summary.notes))
+        } else {
+            String::new()
+        }
+    );
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn run_text(out: &mut String, run: &RunRecord, requested: &str) {
+    let p = &run.process;
+    if !p.started {
+        let err = p
+            .spawn_error
+            .as_ref()
+            .map(|(c, m)| format!("{m} ({c})"))
+            .unwrap_or_default();
+        let _ = writeln!(out, "spawn: failed: {err}");
+        return;
+    }
+    let init = if run.initialized {
+        match run.timings.initialize {
+            Some(d) => format!("ok ({} ms)", d.as_millis()),
+            None => "ok".into(),
+        }
+    } else {
+        "failed".into()
+    };
+    let _ = writeln!(out, "initialize: {init}");
+    let _ = writeln!(
+        out,
+        "frames: {} stdout / {} invalid",
+        run.frames, run.invalid_frames
+    );
+    let _ = writeln!(
+        out,
+        "stderr: {} line{} ({} bytes{})",
+        p.output.stderr_lines,
+        plural(p.output.stderr_lines as usize),
+        p.output.stderr_bytes,
+        if p.output.stderr_truncated {
+            ", tail kept"
+        } else {
+            ""
+        }
+    );
+    let negotiated = run.negotiated_protocol.as_deref().unwrap_or("none");
+    if negotiated == requested {
+        let _ = writeln!(out, "protocol: {negotiated}");
+    } else {
+        let _ = writeln!(out, "protocol: {negotiated} (requested {requested})");
+    }
+    for op in &run.operations {
+        let what = match op.status {
+            OperationStatus::Responded => "responded".to_string(),
+            OperationStatus::Error => match &op.error {
+                Some((code, msg)) => format!("error {code}: {msg}"),
+                None => "error".into(),
+            },
+            other => other.as_str().to_string(),
+        };
+        let _ = writeln!(out, "request: {} {what}", op.method);
+    }
+    let sd = &p.shutdown;
+    let how = match sd.stage {
+        ShutdownStage::NotStarted => "not started".to_string(),
+        ShutdownStage::ExitedEarly => format!("exited on its own with {}", exit_text(run)),
+        ShutdownStage::StdinEof => match sd.stdin_eof_to_exit {
+            Some(d) => format!("exited on stdin EOF after {} ms", d.as_millis()),
+            None => "exited on stdin EOF".into(),
+        },
+        ShutdownStage::Sigterm => "needed SIGTERM".into(),
+        ShutdownStage::Sigkill => "needed SIGKILL".into(),
+        ShutdownStage::Unkillable => "survived SIGKILL".into(),
+    };
+    let _ = writeln!(out, "shutdown: {how}");
+}
+
+fn exit_text(run: &RunRecord) -> String {
+    match (run.process.exit_code, run.process.signal) {
+        (Some(c), _) => format!("exit code {c}"),
+        (None, Some(s)) => format!("signal {s}"),
+        _ => "unknown status".into(),
+    }
+}
+
+fn issue_text(out: &mut String, issue: &Issue) {
+    let run = issue.run.map(|r| format!(" (run {r})")).unwrap_or_default();
+    let location = match &issue.location {
+        Some(Location::Source {
+            file, line, column, ..
+        }) => format!("{}:{line}:{column}: ", file.display()),
+        _ => String::new(),
+    };
+    let _ = writeln!(
+        out,
+        "[{}] {}{run}: {location}{}",
+        issue.severity.as_str(),
+        issue.code(),
+        issue.message
+    );
+    if let Some(more) = issue.fields.get("moreOccurrences").and_then(|v| v.as_u64()) {
+        let _ = writeln!(out, "  ... and {more} more like it");
+    }
+    let _ = writeln!(out, "  help: {}", issue.help);
+}
+
+fn stderr_text(out: &mut String, tail: &[u8]) {
+    let text = String::from_utf8_lossy(tail);
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.len().saturating_sub(STDERR_TAIL_LINES);
+    let _ = writeln!(
+        out,
+        "stderr tail (last {} line{}):",
+        lines.len() - start,
+        plural(lines.len() - start)
+    );
+    for line in &lines[start..] {
+        // Control characters from the server are shown escaped, never sent to the terminal.
+        if line.chars().any(|c| c.is_control() && c != '\t') {
+            let _ = writeln!(out, "  | {}", escape_bytes(line.as_bytes(), 200));
+        } else {
+            let _ = writeln!(out, "  | {line}");
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! A bounded collection of issues: a flood of identical problems (a million non-JSON lines) keeps
+//! the first few occurrences of each code in full and counts the rest on the first one.
+
+use crate::issue::{Issue, Phase};
+
+#[derive(Debug)]
+pub struct IssueSink {
+    issues: Vec<Issue>,
+    per_code_cap: usize,
+}
+
+impl IssueSink {
+    pub fn new(per_code_cap: usize) -> IssueSink {
+        IssueSink {
+            issues: Vec::new(),
+            per_code_cap: per_code_cap.max(1),
+        }
+    }
+
+    /// Records an issue (tagged with `phase` when it has none).
+    pub fn push(&mut self, mut issue: Issue, phase: Phase) {
+        if issue.phase.is_none() {
+            issue.phase = Some(phase);
+        }
+        let code = issue.code();
+        let seen = self.issues.iter().filter(|i| i.code() == code).count();
+        if seen >= self.per_code_cap {
+            if let Some(first) = self.issues.iter_mut().find(|i| i.code() == code) {
+                let more = first
+                    .fields
+                    .get("moreOccurrences")
+                    .and_then(|v| v.as_u64())
+                    .unwrap_or(0)
+                    + 1;
+                first.fields.insert("moreOccurrences".into(), more.into());
+            }
+            return;
+        }
+        self.issues.push(issue);
+    }
+
+    pub fn has(&self, code: &str) -> bool {
+        self.issues.iter().any(|i| i.code() == code)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Issue> {
+        self.issues.iter()
+    }
+
+    pub fn into_vec(self) -> Vec<Issue> {
+        self.issues
+    }
+}

@@ -1,0 +1,256 @@
+//! The runtime guard: spawn the server as a client would, speak MCP as a strict client, judge
+//! every byte of stdout, and end the process through the shutdown ladder. The only async code of
+//! the crate lives here.
+//!
+//! Data flows one way: `RunSpec → process → RawFrame → Message → Session → probes/checks →
+//! Issue → RunRecord`.
+
+pub mod checks;
+pub mod frame;
+pub mod framing;
+pub mod issues;
+pub mod jsonrpc;
+pub mod probes;
+pub mod process;
+pub mod record;
+pub mod session;
+pub mod transport;
+
+use crate::catalog::{Check, runtime as rules};
+use crate::issue::{Issue, Phase};
+use probes::requests::{OperationSpec, Policy};
+use probes::shutdown::LadderConfig;
+use record::{
+    OperationRecord, OperationStatus, OutputRecord, ProcessOutcome, ProcessRecord, RunRecord,
+    ShutdownRecord, ShutdownStage, Timings,
+};
+use session::{Session, SessionConfig};
+use std::collections::BTreeSet;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+/// Everything one run needs.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    pub spawn: process::SpawnSpec,
+    pub session: SessionConfig,
+    pub operations: Vec<OperationSpec>,
+    pub ladder: LadderConfig,
+    pub allow_operation_errors: bool,
+}
+
+/// Runs the server once, start to finish. Never panics on server behaviour; always returns a
+/// record, with every process of the run gone.
+pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
+    let start = Instant::now();
+    let mut checks_ran = BTreeSet::new();
+    checks_ran.insert(Check::Process);
+    let output_limits = OutputRecord {
+        max_stdout_bytes: spec.spawn.limits.max_total_bytes,
+        max_stdout_line_bytes: spec.spawn.limits.max_line_bytes,
+        max_stderr_bytes: spec.spawn.max_stderr_bytes,
+        ..OutputRecord::default()
+    };
+    let (link, mut server) = match process::spawn(&spec.spawn, start) {
+        Ok(pair) => pair,
+        Err(err) => {
+            let issue = Issue::new(
+                &rules::SPAWN_FAILED,
+                format!("could not start the server: {} ({})", err.message, err.code),
+            )
+            .detail("spawn-failed-before-startup")
+            .phase(Phase::Startup)
+            .field("spawnErrorCode", err.code.clone());
+            return RunRecord {
+                run,
+                issues: vec![issue],
+                checks_ran,
+                process: ProcessRecord {
+                    started: false,
+                    pid: None,
+                    outcome: ProcessOutcome::SpawnFailed,
+                    phase: Phase::Startup,
+                    exit_code: None,
+                    signal: None,
+                    timed_out: false,
+                    timeout_code: None,
+                    killed_by_guard: false,
+                    kill_signal: None,
+                    kill_reason: None,
+                    spawn_error: Some((err.code, err.message)),
+                    shutdown: ShutdownRecord {
+                        stage: ShutdownStage::NotStarted,
+                        stdin_eof_to_exit: None,
+                        stdout_held_open: false,
+                        descendants_killed: Vec::new(),
+                    },
+                    output: output_limits,
+                },
+                initialized: false,
+                negotiated_protocol: None,
+                initialize_result: None,
+                capability_keys: Vec::new(),
+                operations: skipped(&spec.operations),
+                frames: 0,
+                invalid_frames: 0,
+                frames_after_stdin_eof: 0,
+                server_requests: 0,
+                server_notifications: 0,
+                stderr_tail: Vec::new(),
+                timings: Timings {
+                    total: start.elapsed(),
+                    ..Timings::default()
+                },
+            };
+        }
+    };
+    let spawn_time = start.elapsed();
+    checks_ran.extend([Check::Initialize, Check::Stdout, Check::JsonRpc]);
+    let mut s = Session::new(link, spec.session.clone());
+
+    let hs = probes::handshake::run(&mut s).await;
+    let init_time = start.elapsed();
+    let operations = if hs.ok {
+        if !spec.operations.is_empty() {
+            checks_ran.insert(Check::Operation);
+        }
+        let policy = Policy {
+            allow_errors: spec.allow_operation_errors,
+        };
+        probes::requests::run(&mut s, &spec.operations, &policy).await
+    } else {
+        skipped(&spec.operations)
+    };
+    let ops_time = start.elapsed();
+    let exit_phase_before = s.exited.map(|_| s.phase);
+    let shutdown = probes::shutdown::run(&mut s, &mut server, &spec.ladder).await;
+    let total = start.elapsed();
+
+    let (stderr_tail, stderr_bytes, stderr_lines, stderr_truncated) = {
+        let tail = server.stderr.lock().expect("stderr lock");
+        (
+            tail.tail(),
+            tail.total_bytes,
+            tail.line_count(),
+            tail.truncated(),
+        )
+    };
+    if stderr_truncated {
+        s.record(Issue::new(
+            &rules::STDERR_OUTPUT_LIMIT_EXCEEDED,
+            format!(
+                "stderr carried {stderr_bytes} bytes; only the last {} were kept for this report",
+                spec.spawn.max_stderr_bytes
+            ),
+        ));
+    }
+    let timed_out = s.issues.iter().find_map(|i| match i.code() {
+        "initialize-timeout" | "operation-timeout" => Some(i.rule.code),
+        _ => None,
+    });
+    let (exit_code, signal) = match s.exited {
+        Some((_, exit)) => (exit.code, exit.signal),
+        None => (None, None),
+    };
+    let killed_by_guard = matches!(
+        shutdown.stage,
+        ShutdownStage::Sigterm | ShutdownStage::Sigkill | ShutdownStage::Unkillable
+    );
+    let outcome = if timed_out.is_some() {
+        ProcessOutcome::Timeout
+    } else if killed_by_guard {
+        ProcessOutcome::GuardTerminated
+    } else {
+        ProcessOutcome::Exited
+    };
+    let limit_code = s
+        .issues
+        .iter()
+        .find(|i| i.code() == "stdout-output-limit-exceeded")
+        .map(|i| i.rule.code);
+    let counters = s.link.counters.clone();
+    let process = ProcessRecord {
+        started: true,
+        pid: Some(server.pid),
+        outcome,
+        phase: exit_phase_before.unwrap_or(s.phase),
+        exit_code,
+        signal,
+        timed_out: timed_out.is_some(),
+        timeout_code: timed_out,
+        killed_by_guard,
+        kill_signal: match shutdown.stage {
+            ShutdownStage::Sigterm => Some("SIGTERM"),
+            ShutdownStage::Sigkill | ShutdownStage::Unkillable => Some("SIGKILL"),
+            _ => None,
+        },
+        kill_reason: killed_by_guard.then_some(if timed_out.is_some() {
+            "timeout"
+        } else {
+            "guard-finished"
+        }),
+        spawn_error: None,
+        shutdown,
+        output: OutputRecord {
+            stdout_bytes: counters.stdout_bytes.load(Ordering::Relaxed),
+            stdout_lines: counters.stdout_lines.load(Ordering::Relaxed),
+            stdin_bytes: counters.stdin_bytes.load(Ordering::Relaxed),
+            stderr_bytes,
+            stderr_lines,
+            stderr_truncated,
+            limit_code,
+            ..output_limits
+        },
+    };
+    let capability_keys = hs
+        .result
+        .as_ref()
+        .and_then(|r| r.get("capabilities"))
+        .and_then(|c| c.as_object())
+        .map(|c| {
+            let mut keys: Vec<String> = c.keys().cloned().collect();
+            keys.sort();
+            keys
+        })
+        .unwrap_or_default();
+    let stats = s.stats.clone();
+    RunRecord {
+        run,
+        checks_ran,
+        process,
+        initialized: s.initialized,
+        negotiated_protocol: s.negotiated.clone(),
+        initialize_result: hs.result,
+        capability_keys,
+        operations,
+        frames: stats.frames,
+        invalid_frames: stats.invalid_frames,
+        frames_after_stdin_eof: stats.after_stdin_eof,
+        server_requests: stats.server_requests,
+        server_notifications: stats.server_notifications,
+        stderr_tail,
+        timings: Timings {
+            spawn: Some(spawn_time),
+            initialize: Some(init_time.saturating_sub(spawn_time)),
+            operations: Some(ops_time.saturating_sub(init_time)),
+            shutdown: Some(total.saturating_sub(ops_time)),
+            total,
+        },
+        issues: s.issues.into_vec(),
+    }
+}
+
+fn skipped(ops: &[OperationSpec]) -> Vec<OperationRecord> {
+    ops.iter()
+        .map(|op| OperationRecord {
+            method: op.method.clone(),
+            has_params: op.params.is_some(),
+            source: op.source,
+            safe_tool_call_name: op.safe_tool_call_name.clone(),
+            status: OperationStatus::Skipped,
+            duration: None,
+            error: None,
+            result: None,
+        })
+        .collect()
+}

@@ -1,0 +1,204 @@
+//! The shutdown ladder, run at the end of every run: stop sending, wait a quiet window for late
+//! output, close stdin, wait for the exit while reading stdout to EOF, then SIGTERM the process
+//! group, then SIGKILL it; finally find and kill descendants that outlived the server.
+
+use super::exit_detail;
+use crate::catalog::{Severity, runtime as rules};
+use crate::issue::{Issue, Phase};
+use crate::runtime::process::{self, ServerProcess};
+use crate::runtime::record::{ShutdownRecord, ShutdownStage};
+use crate::runtime::session::Session;
+use nix::sys::signal::Signal;
+use std::time::Duration;
+use tokio::time::Instant;
+
+#[derive(Debug, Clone)]
+pub struct LadderConfig {
+    /// Observation window for late output before stdin is closed.
+    pub quiet: Duration,
+    /// How long a server may take to exit after stdin EOF.
+    pub stdin_grace: Duration,
+    /// How long after SIGTERM before SIGKILL.
+    pub term_grace: Duration,
+    /// How long to wait after SIGKILL.
+    pub kill_grace: Duration,
+    /// Needing SIGTERM is a warning instead of an error.
+    pub allow_sigterm: bool,
+}
+
+impl Default for LadderConfig {
+    fn default() -> Self {
+        LadderConfig {
+            quiet: Duration::from_millis(1000),
+            stdin_grace: Duration::from_millis(3000),
+            term_grace: Duration::from_millis(2000),
+            kill_grace: Duration::from_millis(1000),
+            allow_sigterm: false,
+        }
+    }
+}
+
+/// How long stdout may stay open after the process exited before a descendant is blamed.
+const HELD_OPEN_GRACE: Duration = Duration::from_millis(500);
+
+pub async fn run(
+    s: &mut Session,
+    server: &mut ServerProcess,
+    cfg: &LadderConfig,
+) -> ShutdownRecord {
+    let mut rec = ShutdownRecord {
+        stage: ShutdownStage::ExitedEarly,
+        stdin_eof_to_exit: None,
+        stdout_held_open: false,
+        descendants_killed: Vec::new(),
+    };
+    if s.exited.is_none() && s.stdout_limit.is_none() {
+        s.observe(cfg.quiet).await;
+    }
+    if let Some((_, exit)) = s.exited {
+        report_unrequested_exit(s, exit);
+    } else {
+        s.phase = Phase::Shutdown;
+        s.link.close_stdin(Duration::from_millis(500)).await;
+        s.mark_stdin_closed();
+        let closed_at = s.now();
+        rec.stage = if s.wait_exit(Instant::now() + cfg.stdin_grace).await {
+            ShutdownStage::StdinEof
+        } else {
+            server.signal_group(Signal::SIGTERM);
+            // A stopped process only sees SIGTERM once continued.
+            server.signal_group(Signal::SIGCONT);
+            if s.wait_exit(Instant::now() + cfg.term_grace).await {
+                ShutdownStage::Sigterm
+            } else {
+                server.signal_group(Signal::SIGKILL);
+                if s.wait_exit(Instant::now() + cfg.kill_grace).await {
+                    ShutdownStage::Sigkill
+                } else {
+                    ShutdownStage::Unkillable
+                }
+            }
+        };
+        if let Some((at, _)) = s.exited {
+            rec.stdin_eof_to_exit = Some(at.saturating_sub(closed_at));
+        }
+        let grace_ms = cfg.stdin_grace.as_millis();
+        match rec.stage {
+            ShutdownStage::Sigterm => {
+                let severity = if cfg.allow_sigterm {
+                    Severity::Warning
+                } else {
+                    Severity::Error
+                };
+                s.record(
+                    Issue::new(
+                        &rules::SHUTDOWN_SIGTERM_REQUIRED,
+                        format!(
+                            "the server was still running {grace_ms} ms after stdin closed and only exited on SIGTERM; clients that just close stdin leave it running as an orphan"
+                        ),
+                    )
+                    .severity(severity),
+                );
+            }
+            ShutdownStage::Sigkill | ShutdownStage::Unkillable => s.record(Issue::new(
+                &rules::SHUTDOWN_SIGKILL_REQUIRED,
+                format!(
+                    "the server ignored stdin EOF for {grace_ms} ms and SIGTERM for {} ms; the guard killed its process group with SIGKILL",
+                    cfg.term_grace.as_millis()
+                ),
+            )),
+            _ => {}
+        }
+    }
+    s.phase = Phase::Shutdown;
+
+    // The process is gone (or unkillable): stdout should reach EOF unless a descendant holds it.
+    if s.stdout_eof.is_none() && s.stdout_limit.is_none() {
+        let eof = s
+            .observe_until(Instant::now() + HELD_OPEN_GRACE, |s| s.stdout_eof.is_some())
+            .await;
+        if !eof {
+            rec.stdout_held_open = true;
+            let holders = process::descendants(server.pid, &server.marker);
+            s.record(Issue::new(
+                &rules::SHUTDOWN_STDOUT_HELD_OPEN,
+                format!(
+                    "the server exited but its stdout stayed open: {}",
+                    describe_procs(&holders, "a descendant process holds it")
+                ),
+            ));
+        }
+    }
+    let left = process::descendants(server.pid, &server.marker);
+    if !left.is_empty() {
+        s.record(Issue::new(
+            &rules::SHUTDOWN_DESCENDANTS_LEFT,
+            format!(
+                "{} process(es) started by the server were still running after it exited; the guard killed them: {}",
+                left.len(),
+                describe_procs(&left, "")
+            ),
+        ));
+        rec.descendants_killed = left.iter().map(|p| (p.pid, p.argv.clone())).collect();
+        process::kill_all(&left);
+    }
+    // Anything of the group that is left (including a process that survived the checks above).
+    server.signal_group(Signal::SIGKILL);
+    s.link.stop_reading();
+    server.finish_stderr(Duration::from_millis(500)).await;
+    rec
+}
+
+/// The process exited before the guard closed stdin: report it unless a probe already did.
+fn report_unrequested_exit(s: &mut Session, exit: crate::runtime::transport::ExitInfo) {
+    let already = [
+        "server-exited",
+        "operation-missing-response",
+        "server-crashed",
+    ]
+    .iter()
+    .any(|code| s.issues.has(code));
+    if already || !s.initialized {
+        return;
+    }
+    let detail = exit_detail(&exit, "after-initialize");
+    let issue = if exit.is_clean() {
+        Issue::new(
+            &rules::SERVER_EXITED,
+            format!(
+                "the server exited with {} during the {} phase, before the client closed stdin",
+                exit.describe(),
+                s.phase.as_str()
+            ),
+        )
+    } else {
+        Issue::new(
+            &rules::SERVER_CRASHED,
+            format!(
+                "the server exited with {} during the {} phase, after the initialize handshake",
+                exit.describe(),
+                s.phase.as_str()
+            ),
+        )
+    };
+    s.record(issue.detail(detail));
+}
+
+fn describe_procs(procs: &[process::ProcInfo], empty: &str) -> String {
+    if procs.is_empty() {
+        return empty.to_string();
+    }
+    procs
+        .iter()
+        .take(8)
+        .map(|p| {
+            let argv = crate::redact::argv(&p.argv).join(" ");
+            format!(
+                "pid {} `{}`",
+                p.pid,
+                if argv.is_empty() { "?".into() } else { argv }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}

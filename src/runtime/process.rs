@@ -1,0 +1,364 @@
+//! Spawning and supervising the server process.
+//!
+//! The server is started without a shell, in its own process group, with stdin, stdout and stderr
+//! piped. stderr is drained into a bounded tail (never judged). The process's exit is reported on
+//! the same event stream as its stdout. Every process the server starts carries a per-run marker in
+//! its environment, so the guard can find descendants that left the process group (`setsid`,
+//! daemonising launchers) and kill them at the end; on Linux the guard is also a child subreaper,
+//! so orphans are re-parented to it instead of init.
+
+use super::framing::FramerLimits;
+use super::transport::{Event, EventSender, ExitInfo, Link};
+use nix::sys::signal::{Signal, kill, killpg};
+use nix::unistd::Pid;
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+use tokio::io::AsyncReadExt;
+use tokio::process::Command;
+
+/// The environment variable that marks every process of one run.
+pub const RUN_MARKER_ENV: &str = "MCP_STDIO_GUARD_RUN";
+
+/// What to start, and how.
+#[derive(Debug, Clone)]
+pub struct SpawnSpec {
+    pub program: OsString,
+    pub args: Vec<OsString>,
+    pub cwd: Option<PathBuf>,
+    /// Variables added to (or overriding) the inherited environment.
+    pub env: Vec<(OsString, OsString)>,
+    pub limits: FramerLimits,
+    pub max_stderr_bytes: u64,
+}
+
+/// Why a spawn failed: the short platform code (`ENOENT`) and the OS message.
+#[derive(Debug, Clone)]
+pub struct SpawnError {
+    pub code: String,
+    pub message: String,
+}
+
+/// The bounded tail of stderr.
+#[derive(Debug, Default)]
+pub struct StderrTail {
+    pub max: u64,
+    pub total_bytes: u64,
+    pub lines: u64,
+    tail: VecDeque<u8>,
+    last_byte: Option<u8>,
+}
+
+impl StderrTail {
+    pub fn new(max: u64) -> StderrTail {
+        StderrTail {
+            max,
+            ..StderrTail::default()
+        }
+    }
+
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.total_bytes += bytes.len() as u64;
+        self.lines += memchr::memchr_iter(b'\n', bytes).count() as u64;
+        if let Some(&b) = bytes.last() {
+            self.last_byte = Some(b);
+        }
+        let max = self.max as usize;
+        if bytes.len() >= max {
+            self.tail.clear();
+            self.tail.extend(&bytes[bytes.len() - max..]);
+        } else {
+            let overflow = (self.tail.len() + bytes.len()).saturating_sub(max);
+            self.tail.drain(..overflow);
+            self.tail.extend(bytes);
+        }
+    }
+
+    /// Lines counted the way people count them: a final line without `\n` counts too.
+    pub fn line_count(&self) -> u64 {
+        self.lines + u64::from(self.last_byte.is_some_and(|b| b != b'\n'))
+    }
+
+    pub fn truncated(&self) -> bool {
+        self.total_bytes > self.tail.len() as u64
+    }
+
+    pub fn tail(&self) -> Vec<u8> {
+        self.tail.iter().copied().collect()
+    }
+}
+
+/// A running (or finished) server process.
+pub struct ServerProcess {
+    pub pid: u32,
+    pub marker: String,
+    pub stderr: Arc<Mutex<StderrTail>>,
+    stderr_task: tokio::task::JoinHandle<()>,
+}
+
+impl ServerProcess {
+    /// Sends a signal to the server's whole process group.
+    pub fn signal_group(&self, signal: Signal) -> bool {
+        killpg(Pid::from_raw(self.pid as i32), signal).is_ok()
+    }
+
+    /// True while any process of the server's process group is alive (zombies excluded).
+    pub fn group_alive(&self) -> bool {
+        !descendants(self.pid, &self.marker).is_empty()
+    }
+
+    /// Waits (bounded) for the stderr reader to drain what is left in the pipe.
+    pub async fn finish_stderr(&mut self, grace: std::time::Duration) {
+        if tokio::time::timeout(grace, &mut self.stderr_task)
+            .await
+            .is_err()
+        {
+            self.stderr_task.abort();
+        }
+    }
+}
+
+/// Starts the server. On success returns the event link and the process handle.
+pub fn spawn(spec: &SpawnSpec, start: Instant) -> Result<(Link, ServerProcess), SpawnError> {
+    let marker = format!("{}-{}", std::process::id(), next_run_number());
+    let mut cmd = Command::new(&spec.program);
+    cmd.args(&spec.args)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .env(RUN_MARKER_ENV, &marker)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(false);
+    if let Some(cwd) = &spec.cwd {
+        cmd.current_dir(cwd);
+    }
+    let mut child = cmd.spawn().map_err(|err| SpawnError {
+        code: err
+            .raw_os_error()
+            .map(|n| format!("{:?}", nix::errno::Errno::from_raw(n)))
+            .unwrap_or_else(|| format!("{:?}", err.kind())),
+        message: format!("spawn {}: {err}", spec.program.to_string_lossy()),
+    })?;
+    let pid = child.id().unwrap_or_default();
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let stdin = child.stdin.take().expect("stdin is piped");
+    let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
+    let (link, tx) = Link::new(stdout, stdin, spec.limits, start);
+
+    let stderr = Arc::new(Mutex::new(StderrTail::new(spec.max_stderr_bytes)));
+    let sink = stderr.clone();
+    let stderr_task = tokio::spawn(async move {
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            match stderr_pipe.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => sink.lock().expect("stderr lock").push(&buf[..n]),
+            }
+        }
+    });
+    tokio::spawn(watch_exit(child, tx, start));
+    Ok((
+        link,
+        ServerProcess {
+            pid,
+            marker,
+            stderr,
+            stderr_task,
+        },
+    ))
+}
+
+async fn watch_exit(mut child: tokio::process::Child, tx: EventSender, start: Instant) {
+    use std::os::unix::process::ExitStatusExt;
+    let exit = match child.wait().await {
+        Ok(status) => ExitInfo {
+            code: status.code(),
+            signal: status.signal(),
+        },
+        Err(_) => ExitInfo {
+            code: None,
+            signal: None,
+        },
+    };
+    let _ = tx
+        .send(Event::Exited {
+            at: start.elapsed(),
+            exit,
+        })
+        .await;
+}
+
+fn next_run_number() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Makes this process a child subreaper (Linux): orphans of the servers it starts are re-parented
+/// to it, so they stay visible and killable. Harmless to call more than once.
+pub fn become_subreaper() {
+    #[cfg(target_os = "linux")]
+    {
+        let _ = nix::sys::prctl::set_child_subreaper(true);
+    }
+}
+
+/// A live process that belongs to a server run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcInfo {
+    pub pid: i32,
+    pub ppid: i32,
+    pub pgid: i32,
+    pub argv: Vec<String>,
+}
+
+/// Live (non-zombie) processes of a run: those in the server's process group, and those carrying
+/// the run marker in their environment (descendants that left the group). Linux only; elsewhere
+/// the process group is probed with signal 0 and reported as one entry.
+pub fn descendants(server_pid: u32, marker: &str) -> Vec<ProcInfo> {
+    #[cfg(target_os = "linux")]
+    {
+        linux_descendants(server_pid as i32, marker)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = marker;
+        if killpg(Pid::from_raw(server_pid as i32), None).is_ok() {
+            vec![ProcInfo {
+                pid: server_pid as i32,
+                ppid: 0,
+                pgid: server_pid as i32,
+                argv: Vec::new(),
+            }]
+        } else {
+            Vec::new()
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn linux_descendants(pgid: i32, marker: &str) -> Vec<ProcInfo> {
+    let needle = format!("{RUN_MARKER_ENV}={marker}\0");
+    let mut out = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    let me = std::process::id() as i32;
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Some((state, ppid, pg)) = read_stat(pid) else {
+            continue;
+        };
+        if state == 'Z' || state == 'X' {
+            continue;
+        }
+        let belongs = pg == pgid || {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .map(|env| memchr::memmem::find(&env, needle.as_bytes()).is_some())
+                .unwrap_or(false)
+        };
+        if belongs {
+            out.push(ProcInfo {
+                pid,
+                ppid,
+                pgid: pg,
+                argv: read_argv(pid),
+            });
+        }
+    }
+    out.sort_by_key(|p| p.pid);
+    out
+}
+
+/// (state, ppid, pgrp) from `/proc/<pid>/stat`.
+#[cfg(target_os = "linux")]
+fn read_stat(pid: i32) -> Option<(char, i32, i32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may contain spaces: parse after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let mut fields = rest.split_ascii_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let ppid = fields.next()?.parse().ok()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    Some((state, ppid, pgrp))
+}
+
+#[cfg(target_os = "linux")]
+fn read_argv(pid: i32) -> Vec<String> {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|raw| {
+            raw.split(|b| *b == 0)
+                .filter(|s| !s.is_empty())
+                .map(|s| String::from_utf8_lossy(s).into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Kills the given processes (SIGKILL) and reaps any that were re-parented to the guard.
+pub fn kill_all(procs: &[ProcInfo]) {
+    for p in procs {
+        let _ = kill(Pid::from_raw(p.pid), Signal::SIGKILL);
+    }
+    reap(procs);
+}
+
+/// Reaps processes re-parented to the guard (it is their subreaper) so they leave no zombies.
+pub fn reap(procs: &[ProcInfo]) {
+    use nix::sys::wait::{WaitPidFlag, waitpid};
+    let me = std::process::id() as i32;
+    for p in procs {
+        if p.ppid == me || read_parent(p.pid) == Some(me) {
+            for _ in 0..50 {
+                match waitpid(Pid::from_raw(p.pid), Some(WaitPidFlag::WNOHANG)) {
+                    Ok(nix::sys::wait::WaitStatus::StillAlive) => {
+                        std::thread::sleep(std::time::Duration::from_millis(2))
+                    }
+                    _ => break,
+                }
+            }
+        }
+    }
+}
+
+fn read_parent(pid: i32) -> Option<i32> {
+    #[cfg(target_os = "linux")]
+    {
+        read_stat(pid).map(|(_, ppid, _)| ppid)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_tail_keeps_the_last_bytes_and_counts_everything() {
+        let mut t = StderrTail::new(8);
+        t.push(b"line one\n");
+        t.push(b"line two\npartial");
+        assert_eq!(t.total_bytes, 25);
+        assert_eq!(t.line_count(), 3);
+        assert!(t.truncated());
+        assert_eq!(t.tail(), b"\npartial");
+        t.push(b"0123456789abc");
+        assert_eq!(t.tail(), b"56789abc");
+    }
+}

@@ -1,0 +1,179 @@
+//! What one run of a server produced: the data every report format renders. Plain data.
+
+use crate::catalog::Check;
+use crate::issue::{Issue, Phase};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+/// The reference's `process.outcome`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProcessOutcome {
+    SpawnFailed,
+    /// The process exited on its own (before or after the guard closed stdin).
+    Exited,
+    /// The guard gave up waiting for a reply (the run then ended through the shutdown ladder).
+    Timeout,
+    /// The guard ended the process with a signal.
+    GuardTerminated,
+}
+
+impl ProcessOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProcessOutcome::SpawnFailed => "spawn-failed",
+            ProcessOutcome::Exited => "exited",
+            ProcessOutcome::Timeout => "timeout",
+            ProcessOutcome::GuardTerminated => "guard-terminated",
+        }
+    }
+}
+
+/// How the shutdown ladder ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShutdownStage {
+    /// The process was never started.
+    NotStarted,
+    /// It exited on its own before the guard began shutting it down.
+    ExitedEarly,
+    /// It exited after stdin EOF, within the grace (the good case).
+    StdinEof,
+    /// It needed SIGTERM.
+    Sigterm,
+    /// It needed SIGKILL.
+    Sigkill,
+    /// It survived even SIGKILL within the wait (uninterruptible sleep, or stopped).
+    Unkillable,
+}
+
+impl ShutdownStage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ShutdownStage::NotStarted => "not-started",
+            ShutdownStage::ExitedEarly => "exited-early",
+            ShutdownStage::StdinEof => "stdin-eof",
+            ShutdownStage::Sigterm => "sigterm",
+            ShutdownStage::Sigkill => "sigkill",
+            ShutdownStage::Unkillable => "unkillable",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ShutdownRecord {
+    pub stage: ShutdownStage,
+    /// From closing stdin to the process exit.
+    pub stdin_eof_to_exit: Option<Duration>,
+    pub stdout_held_open: bool,
+    /// Descendants found alive after the server exited (killed by the guard).
+    pub descendants_killed: Vec<(i32, Vec<String>)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ProcessRecord {
+    pub started: bool,
+    pub pid: Option<u32>,
+    pub outcome: ProcessOutcome,
+    /// The phase the run was in when it ended (or when the process exited).
+    pub phase: Phase,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub timed_out: bool,
+    pub timeout_code: Option<&'static str>,
+    pub killed_by_guard: bool,
+    pub kill_signal: Option<&'static str>,
+    pub kill_reason: Option<&'static str>,
+    pub spawn_error: Option<(String, String)>,
+    pub shutdown: ShutdownRecord,
+    pub output: OutputRecord,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct OutputRecord {
+    pub stdout_bytes: u64,
+    pub stdout_lines: u64,
+    pub stderr_bytes: u64,
+    pub stderr_lines: u64,
+    pub stdin_bytes: u64,
+    pub max_stdout_bytes: u64,
+    pub max_stdout_line_bytes: u64,
+    pub max_stderr_bytes: u64,
+    pub stderr_truncated: bool,
+    /// The code of the limit that stopped the run, if one did.
+    pub limit_code: Option<&'static str>,
+}
+
+/// Status of one operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OperationStatus {
+    Responded,
+    Error,
+    Invalid,
+    Timeout,
+    MissingResponse,
+    Skipped,
+}
+
+impl OperationStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OperationStatus::Responded => "responded",
+            OperationStatus::Error => "error",
+            OperationStatus::Invalid => "invalid",
+            OperationStatus::Timeout => "timeout",
+            OperationStatus::MissingResponse => "missing-response",
+            OperationStatus::Skipped => "skipped",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct OperationRecord {
+    pub method: String,
+    pub has_params: bool,
+    /// `cli-request`, `config-request`, `safe-tool-call`.
+    pub source: &'static str,
+    pub safe_tool_call_name: Option<String>,
+    pub status: OperationStatus,
+    pub duration: Option<Duration>,
+    pub error: Option<(i64, String)>,
+    pub result: Option<Value>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Timings {
+    pub spawn: Option<Duration>,
+    pub initialize: Option<Duration>,
+    pub operations: Option<Duration>,
+    pub shutdown: Option<Duration>,
+    pub total: Duration,
+}
+
+/// Everything one run produced.
+#[derive(Debug, Clone)]
+pub struct RunRecord {
+    /// 1-based run number.
+    pub run: u32,
+    pub issues: Vec<Issue>,
+    /// Checks that actually ran (the others report `skipped`).
+    pub checks_ran: BTreeSet<Check>,
+    pub process: ProcessRecord,
+    pub initialized: bool,
+    pub negotiated_protocol: Option<String>,
+    pub initialize_result: Option<Value>,
+    pub capability_keys: Vec<String>,
+    pub operations: Vec<OperationRecord>,
+    pub frames: u64,
+    pub invalid_frames: u64,
+    pub frames_after_stdin_eof: u64,
+    pub server_requests: u64,
+    pub server_notifications: u64,
+    pub stderr_tail: Vec<u8>,
+    pub timings: Timings,
+}
+
+impl RunRecord {
+    pub fn has_errors(&self) -> bool {
+        self.issues.iter().any(Issue::is_error)
+    }
+}

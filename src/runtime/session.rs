@@ -1,0 +1,770 @@
+//! The client side of one MCP stdio session.
+//!
+//! The session sends requests and notifications, consumes every [`Event`] from the server,
+//! judges each stdout frame (framing → JSON → JSON-RPC), pairs responses with requests by id,
+//! answers the server's own requests (`ping` → `{}`, anything else → -32601), and records issues
+//! with the phase they happened in. Probes drive it through [`Session::request`],
+//! [`Session::notify`], [`Session::send_raw`] and [`Session::observe`].
+//!
+//! It never waits out a timeout whose outcome is already known: a reply that arrived corrupted,
+//! a misaddressed reply, the process exiting or stdout closing all end the wait at once.
+
+use super::frame::{self, Inspected, Joined, Joiner};
+use super::framing::RawFrame;
+use super::issues::IssueSink;
+use super::jsonrpc::{self, Id, Message, RpcError};
+use super::transport::{Event, ExitInfo, Link};
+use crate::catalog::runtime as rules;
+use crate::issue::{Issue, Phase};
+use crate::protocol;
+use serde_json::{Value, json};
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// How long to keep reading stdout after the process exited, for its last frames and EOF.
+const EXIT_DRAIN: Duration = Duration::from_millis(300);
+/// How many timeline entries are kept in full.
+const TIMELINE_CAP: usize = 2_000;
+
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    /// The revision the guard asks for.
+    pub protocol: String,
+    pub timeout: Duration,
+    pub max_line_bytes: u64,
+    /// Occurrences of one issue code kept in full.
+    pub issue_cap: usize,
+}
+
+/// A reply to one of the guard's requests.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// A result. `damaged` when the frame carrying it broke a framing rule (the issue is recorded)
+    /// but the message itself could be read.
+    Result {
+        value: Value,
+        at: Duration,
+        damaged: bool,
+    },
+    Error {
+        error: RpcError,
+        at: Duration,
+        damaged: bool,
+    },
+    /// The reply arrived but its envelope is broken (id type, grammar): recorded, not usable.
+    Broken { at: Duration },
+}
+
+impl Reply {
+    pub fn at(&self) -> Duration {
+        match self {
+            Reply::Result { at, .. } | Reply::Error { at, .. } | Reply::Broken { at } => *at,
+        }
+    }
+}
+
+/// How waiting for a reply ended.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    Reply(Reply),
+    Timeout,
+    /// The process exited before replying.
+    Exited(ExitInfo),
+    /// stdout closed while the process kept running.
+    StdoutClosed,
+    /// The server answered with an id the guard never sent (recorded as `response-id-mismatch`).
+    Misaddressed,
+    /// The total stdout limit stopped the run.
+    OutputLimit,
+}
+
+/// One line of the session's timeline.
+#[derive(Debug, Clone)]
+pub struct TimelineEntry {
+    pub at: Duration,
+    pub phase: Phase,
+    pub direction: Direction,
+    /// `request initialize #1`, `result #1`, `notification notifications/message`, `invalid line 3`.
+    pub summary: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    ToServer,
+    FromServer,
+    Process,
+}
+
+/// Frame and message counts.
+#[derive(Debug, Clone, Default)]
+pub struct FrameStats {
+    pub frames: u64,
+    pub invalid_frames: u64,
+    pub responses: u64,
+    pub server_requests: u64,
+    pub server_notifications: u64,
+    /// Frames that arrived after stdin was closed.
+    pub after_stdin_eof: u64,
+}
+
+/// A message the server sent on its own.
+#[derive(Debug, Clone)]
+pub struct ServerMessage {
+    pub at: Duration,
+    pub phase: Phase,
+    pub method: String,
+    pub is_request: bool,
+    pub params: Option<Value>,
+}
+
+struct Pending {
+    method: String,
+}
+
+pub struct Session {
+    pub link: Link,
+    pub cfg: SessionConfig,
+    pub phase: Phase,
+    pub issues: IssueSink,
+    pub stats: FrameStats,
+    pub timeline: Vec<TimelineEntry>,
+    pub server_messages: Vec<ServerMessage>,
+    /// Error responses with `id: null` (replies to frames the server could not read).
+    pub unpaired_errors: Vec<(Duration, RpcError)>,
+    pub negotiated: Option<String>,
+    /// `notifications/initialized` was sent.
+    pub initialized: bool,
+    pub exited: Option<(Duration, ExitInfo)>,
+    pub stdout_eof: Option<Duration>,
+    pub stdout_limit: Option<(Duration, u64)>,
+    pub stdin_error: Option<(Duration, String)>,
+    pub stdin_closed_at: Option<Duration>,
+    next_id: i64,
+    pending: HashMap<Id, Pending>,
+    answered: HashSet<Id>,
+    replies: HashMap<Id, Reply>,
+    misaddressed: bool,
+    joiner: Joiner,
+    /// The last thing the guard sent was a notification (for `notification-response`).
+    last_sent_notification: bool,
+    /// Raw (possibly unparseable) bytes were sent since the last request.
+    raw_sent: bool,
+}
+
+impl Session {
+    pub fn new(link: Link, cfg: SessionConfig) -> Session {
+        Session {
+            link,
+            phase: Phase::Startup,
+            issues: IssueSink::new(cfg.issue_cap),
+            cfg,
+            stats: FrameStats::default(),
+            timeline: Vec::new(),
+            server_messages: Vec::new(),
+            unpaired_errors: Vec::new(),
+            negotiated: None,
+            initialized: false,
+            exited: None,
+            stdout_eof: None,
+            stdout_limit: None,
+            stdin_error: None,
+            stdin_closed_at: None,
+            next_id: 1,
+            pending: HashMap::new(),
+            answered: HashSet::new(),
+            replies: HashMap::new(),
+            misaddressed: false,
+            joiner: Joiner::default(),
+            last_sent_notification: false,
+            raw_sent: false,
+        }
+    }
+
+    pub fn now(&self) -> Duration {
+        self.link.now()
+    }
+
+    pub fn record(&mut self, issue: Issue) {
+        self.issues.push(issue, self.phase);
+    }
+
+    /// The session cannot carry more requests: the process exited, stdout closed or hit its limit.
+    pub fn is_dead(&self) -> bool {
+        self.exited.is_some() || self.stdout_eof.is_some() || self.stdout_limit.is_some()
+    }
+
+    fn note(&mut self, direction: Direction, summary: String) {
+        if self.timeline.len() < TIMELINE_CAP {
+            self.timeline.push(TimelineEntry {
+                at: self.now(),
+                phase: self.phase,
+                direction,
+                summary,
+            });
+        }
+    }
+
+    fn send_message(&mut self, value: &Value) -> bool {
+        let mut bytes = serde_json::to_vec(value).expect("a JSON value serializes");
+        bytes.push(b'\n');
+        self.link.send(bytes)
+    }
+
+    /// Sends a request and waits for its outcome (at most the configured timeout).
+    pub async fn request(&mut self, method: &str, params: Option<Value>) -> Outcome {
+        let timeout = self.cfg.timeout;
+        self.request_with_timeout(method, params, timeout).await
+    }
+
+    pub async fn request_with_timeout(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        timeout: Duration,
+    ) -> Outcome {
+        let id = Id::Int(self.next_id);
+        self.next_id += 1;
+        let mut msg = json!({"jsonrpc": "2.0", "id": id.to_value(), "method": method});
+        if let Some(p) = params {
+            msg["params"] = p;
+        }
+        self.pending.insert(
+            id.clone(),
+            Pending {
+                method: method.to_string(),
+            },
+        );
+        self.last_sent_notification = false;
+        self.raw_sent = false;
+        self.misaddressed = false;
+        self.note(Direction::ToServer, format!("request {method} #{id}"));
+        self.send_message(&msg);
+        self.wait_for(&id, Instant::now() + timeout).await
+    }
+
+    /// Sends a notification.
+    pub fn notify(&mut self, method: &str, params: Option<Value>) {
+        let mut msg = json!({"jsonrpc": "2.0", "method": method});
+        if let Some(p) = params {
+            msg["params"] = p;
+        }
+        self.last_sent_notification = true;
+        self.note(Direction::ToServer, format!("notification {method}"));
+        self.send_message(&msg);
+    }
+
+    /// Sends arbitrary bytes (adversarial probes). The caller owns the framing.
+    pub fn send_raw(&mut self, bytes: Vec<u8>, label: &str) -> bool {
+        self.raw_sent = true;
+        self.last_sent_notification = false;
+        self.note(
+            Direction::ToServer,
+            format!("raw {label} ({} bytes)", bytes.len()),
+        );
+        self.link.send(bytes)
+    }
+
+    /// Processes events for `duration` (or until the session dies).
+    pub async fn observe(&mut self, duration: Duration) {
+        let deadline = Instant::now() + duration;
+        self.observe_until(deadline, |_| false).await;
+    }
+
+    /// Processes events until `done` holds or the deadline passes. Returns whether `done` held.
+    pub async fn observe_until(
+        &mut self,
+        deadline: Instant,
+        done: impl Fn(&Session) -> bool,
+    ) -> bool {
+        loop {
+            if done(self) {
+                return true;
+            }
+            if self.stdout_eof.is_some() && self.exited.is_some() {
+                return done(self);
+            }
+            match tokio::time::timeout_at(deadline, self.link.events.recv()).await {
+                Ok(Some(event)) => self.handle(event),
+                Ok(None) => return done(self),
+                Err(_) => return done(self),
+            }
+        }
+    }
+
+    /// Waits until the process exits (and stdout reaches EOF, bounded), or the deadline passes.
+    pub async fn wait_exit(&mut self, deadline: Instant) -> bool {
+        self.observe_until(deadline, |s| s.exited.is_some()).await;
+        if self.exited.is_some() && self.stdout_eof.is_none() {
+            let drain = Instant::now() + EXIT_DRAIN;
+            self.observe_until(drain.min(deadline.max(drain)), |s| s.stdout_eof.is_some())
+                .await;
+        }
+        self.exited.is_some()
+    }
+
+    async fn wait_for(&mut self, id: &Id, deadline: Instant) -> Outcome {
+        let mut deadline = deadline;
+        loop {
+            if let Some(reply) = self.replies.remove(id) {
+                self.pending.remove(id);
+                self.answered.insert(id.clone());
+                return Outcome::Reply(reply);
+            }
+            if self.misaddressed {
+                self.misaddressed = false;
+                self.pending.remove(id);
+                return Outcome::Misaddressed;
+            }
+            if self.stdout_limit.is_some() {
+                self.pending.remove(id);
+                return Outcome::OutputLimit;
+            }
+            if self.stdout_eof.is_some() {
+                self.flush_joiner();
+                if let Some(reply) = self.replies.remove(id) {
+                    self.pending.remove(id);
+                    self.answered.insert(id.clone());
+                    return Outcome::Reply(reply);
+                }
+                self.pending.remove(id);
+                // EOF and exit usually come together; give the exit event a moment to arrive.
+                if self.exited.is_none() {
+                    let grace = Instant::now() + EXIT_DRAIN;
+                    self.observe_until(grace, |s| s.exited.is_some()).await;
+                }
+                return match self.exited {
+                    Some((_, exit)) => Outcome::Exited(exit),
+                    None => Outcome::StdoutClosed,
+                };
+            }
+            if let Some((at, exit)) = self.exited {
+                // Keep reading the last frames until stdout closes, briefly.
+                let drain_end =
+                    Instant::now() + EXIT_DRAIN.saturating_sub(self.now().saturating_sub(at));
+                if drain_end < deadline {
+                    deadline = drain_end;
+                }
+                if Instant::now() >= deadline {
+                    self.flush_joiner();
+                    self.pending.remove(id);
+                    return Outcome::Exited(exit);
+                }
+            }
+            match tokio::time::timeout_at(deadline, self.link.events.recv()).await {
+                Ok(Some(event)) => self.handle(event),
+                Ok(None) | Err(_) => {
+                    self.flush_joiner();
+                    if let Some(reply) = self.replies.remove(id) {
+                        self.pending.remove(id);
+                        self.answered.insert(id.clone());
+                        return Outcome::Reply(reply);
+                    }
+                    self.pending.remove(id);
+                    return match self.exited {
+                        Some((_, exit)) => Outcome::Exited(exit),
+                        None => Outcome::Timeout,
+                    };
+                }
+            }
+        }
+    }
+
+    /// Handles one event from the server.
+    pub fn handle(&mut self, event: Event) {
+        match event {
+            Event::Frame(frame) => self.on_frame(frame),
+            Event::StdoutEof { at } => {
+                self.stdout_eof = Some(at);
+                self.flush_joiner();
+                self.note(Direction::Process, "stdout closed".into());
+            }
+            Event::StdoutLimit { at, total } => {
+                self.stdout_limit = Some((at, total));
+                self.flush_joiner();
+                self.record(Issue::new(
+                    &rules::STDOUT_OUTPUT_LIMIT_EXCEEDED,
+                    format!(
+                        "stdout exceeded the {total}-byte output limit after {} ms; the guard stopped reading and ended the server",
+                        at.as_millis()
+                    ),
+                ).help("Find what floods stdout. If the output is legitimate, raise `--max-stdout-bytes`."));
+                self.link.stop_reading();
+                self.note(Direction::Process, "stdout limit reached".into());
+            }
+            Event::Exited { at, exit } => {
+                self.exited = Some((at, exit));
+                self.note(
+                    Direction::Process,
+                    format!("exited with {}", exit.describe()),
+                );
+            }
+            Event::StdinError { at, error } => {
+                self.note(Direction::Process, format!("stdin write failed: {error}"));
+                self.stdin_error = Some((at, error));
+            }
+        }
+    }
+
+    fn on_frame(&mut self, frame: RawFrame) {
+        self.stats.frames += 1;
+        if self.stdin_closed_at.is_some() {
+            self.stats.after_stdin_eof += 1;
+        }
+        let inspected = frame::inspect(&frame);
+        let max = self.cfg.max_line_bytes;
+        match self.joiner.offer(frame, &inspected, max) {
+            Joined::Held => {}
+            Joined::Single(frames) => {
+                // The frame just offered is the last one returned unless the joiner held it again.
+                let current_included = !self.joiner.is_holding();
+                let n = frames.len();
+                for (i, f) in frames.into_iter().enumerate() {
+                    if current_included && i + 1 == n {
+                        self.judge(&f, inspected.clone());
+                    } else {
+                        let verdict = Inspected {
+                            problems: vec![frame::incomplete_problem(&f)],
+                            ..Inspected::default()
+                        };
+                        self.judge(&f, verdict);
+                    }
+                }
+            }
+            Joined::Pretty { frames, value } => {
+                let first = &frames[0];
+                let last = &frames[frames.len() - 1];
+                self.stats.invalid_frames += frames.len() as u64;
+                let issue = Issue::new(
+                    &rules::STDOUT_PRETTY_PRINTED,
+                    format!(
+                        "stdout lines {}-{} (byte {}) are one JSON message pretty-printed over {} lines: {}",
+                        first.line,
+                        last.line,
+                        first.byte_offset,
+                        frames.len(),
+                        frame::evidence(first)
+                    ),
+                )
+                .at_stdout(first.line, first.byte_offset)
+                .evidence(frame::evidence(first));
+                self.record(issue);
+                self.note(
+                    Direction::FromServer,
+                    format!("invalid lines {}-{}", first.line, last.line),
+                );
+                self.on_value(&value, true, first.line);
+            }
+        }
+    }
+
+    /// Gives back held lines as non-JSON (the multi-line message never completed).
+    fn flush_joiner(&mut self) {
+        for f in self.joiner.flush() {
+            let verdict = Inspected {
+                problems: vec![frame::incomplete_problem(&f)],
+                ..Inspected::default()
+            };
+            self.judge(&f, verdict);
+        }
+    }
+
+    fn judge(&mut self, frame: &RawFrame, inspected: Inspected) {
+        let damaged = !inspected.problems.is_empty();
+        let mut invalid = damaged || inspected.values.is_empty();
+        for p in &inspected.problems {
+            self.record(frame::issue(frame, p));
+        }
+        if inspected.incomplete && inspected.problems.is_empty() {
+            // An incomplete value that could not be held (unterminated): not JSON.
+            self.record(frame::issue(frame, &frame::incomplete_problem(frame)));
+        }
+        for value in &inspected.values {
+            invalid |= self.on_value(value, damaged, frame.line);
+        }
+        if invalid {
+            self.stats.invalid_frames += 1;
+            self.note(
+                Direction::FromServer,
+                format!("invalid line {}", frame.line),
+            );
+        }
+    }
+
+    /// Classifies a JSON value and handles each message. Returns whether a grammar rule broke.
+    fn on_value(&mut self, value: &Value, damaged: bool, line: u64) -> bool {
+        let negotiated = self.negotiated.clone();
+        let classified = jsonrpc::classify(value, negotiated.as_deref());
+        let mut broke = false;
+        for c in classified {
+            for v in &c.violations {
+                broke = true;
+                let evidence = crate::issue::escape_bytes(
+                    &serde_json::to_vec(value).unwrap_or_default(),
+                    frame::EVIDENCE_BYTES,
+                );
+                self.record(
+                    Issue::new(
+                        &rules::STDOUT_INVALID_JSON_RPC,
+                        format!("stdout line {line} {}", v.message),
+                    )
+                    .detail(v.detail)
+                    .at_stdout(line, 0)
+                    .evidence(evidence),
+                );
+            }
+            if let Some(raw) = &c.broken_response_id {
+                self.on_broken_response(raw);
+            }
+            if let Some(msg) = c.message {
+                self.on_message(msg, damaged || !c.violations.is_empty(), line);
+            }
+        }
+        broke
+    }
+
+    fn on_broken_response(&mut self, raw: &Value) {
+        let at = self.now();
+        let id = Id::from_value(raw);
+        let target = id
+            .clone()
+            .filter(|id| self.pending.contains_key(id))
+            .or_else(|| {
+                // `"1"` for `1`, `true` for `1`: pair it with the only pending request.
+                (self.pending.len() == 1)
+                    .then(|| self.pending.keys().next().cloned())
+                    .flatten()
+            });
+        if let Some(target) = target {
+            self.replies.insert(target, Reply::Broken { at });
+        }
+    }
+
+    fn on_message(&mut self, msg: Message, damaged: bool, line: u64) {
+        let at = self.now();
+        match msg {
+            Message::Result { id, result } => {
+                self.stats.responses += 1;
+                self.note(Direction::FromServer, format!("result #{id}"));
+                self.on_response(id, line, |at| Reply::Result {
+                    value: result,
+                    at,
+                    damaged,
+                });
+            }
+            Message::Error {
+                id: Some(id),
+                error,
+            } => {
+                self.stats.responses += 1;
+                self.note(
+                    Direction::FromServer,
+                    format!("error #{id} ({})", error.code),
+                );
+                self.on_response(id, line, |at| Reply::Error { error, at, damaged });
+            }
+            Message::Error { id: None, error } => {
+                self.stats.responses += 1;
+                self.note(
+                    Direction::FromServer,
+                    format!("error #null ({})", error.code),
+                );
+                // A reply to a frame the server could not read. When the guard sent only a
+                // well-formed request, that request is the one the server failed to read.
+                if !self.raw_sent && self.pending.len() == 1 {
+                    let id = self.pending.keys().next().cloned().expect("one pending");
+                    self.replies.insert(
+                        id,
+                        Reply::Error {
+                            error: error.clone(),
+                            at,
+                            damaged,
+                        },
+                    );
+                } else if self.pending.is_empty() && self.last_sent_notification && !self.raw_sent {
+                    self.record(
+                        Issue::new(
+                            &rules::NOTIFICATION_RESPONSE,
+                            format!(
+                                "stdout line {line} answers a notification with an error ({}: {:?})",
+                                error.code, error.message
+                            ),
+                        )
+                        .at_stdout(line, 0),
+                    );
+                }
+                self.unpaired_errors.push((at, error));
+            }
+            Message::Request { id, method, params } => {
+                self.stats.server_requests += 1;
+                self.note(
+                    Direction::FromServer,
+                    format!("server request {method} #{id}"),
+                );
+                self.on_server_request(id, method, params, line);
+            }
+            Message::Notification { method, params } => {
+                self.stats.server_notifications += 1;
+                self.note(Direction::FromServer, format!("notification {method}"));
+                if !self.initialized && !is_early_notification(&method) {
+                    self.record(
+                        Issue::new(
+                            &rules::SERVER_REQUEST_BEFORE_INITIALIZED,
+                            format!(
+                                "stdout line {line} is a {method:?} notification sent before notifications/initialized"
+                            ),
+                        )
+                        .at_stdout(line, 0),
+                    );
+                }
+                self.server_messages.push(ServerMessage {
+                    at,
+                    phase: self.phase,
+                    method,
+                    is_request: false,
+                    params,
+                });
+            }
+        }
+    }
+
+    fn on_response(&mut self, id: Id, line: u64, reply: impl FnOnce(Duration) -> Reply) {
+        let at = self.now();
+        if self.pending.contains_key(&id) {
+            self.replies.entry(id).or_insert_with(|| reply(at));
+            return;
+        }
+        if let Some(swapped) = id.swapped_type().filter(|s| self.pending.contains_key(s)) {
+            let method = self.pending[&swapped].method.clone();
+            self.record(
+                Issue::new(
+                    &rules::RESPONSE_ID_TYPE_MISMATCH,
+                    format!("stdout line {line} answers {method} #{swapped} with id {id}: same value, different type"),
+                )
+                .at_stdout(line, 0),
+            );
+            self.replies.insert(swapped, Reply::Broken { at });
+            return;
+        }
+        if self.answered.contains(&id) || self.replies.contains_key(&id) {
+            self.record(
+                Issue::new(
+                    &rules::STDOUT_UNEXPECTED_REQUEST_ID,
+                    format!("stdout line {line} is a second response to request #{id}, which was already answered"),
+                )
+                .detail("already-answered")
+                .at_stdout(line, 0),
+            );
+            return;
+        }
+        if !self.pending.is_empty() {
+            let waiting: Vec<String> = self
+                .pending
+                .iter()
+                .map(|(pid, p)| format!("{} #{pid}", p.method))
+                .collect();
+            self.record(
+                Issue::new(
+                    &rules::RESPONSE_ID_MISMATCH,
+                    format!(
+                        "stdout line {line} is a response with id {id}, which the guard never sent, while {} was waiting",
+                        waiting.join(", ")
+                    ),
+                )
+                .at_stdout(line, 0),
+            );
+            self.misaddressed = true;
+            return;
+        }
+        if self.last_sent_notification && !self.raw_sent {
+            self.record(
+                Issue::new(
+                    &rules::NOTIFICATION_RESPONSE,
+                    format!("stdout line {line} is a response (id {id}) although the guard last sent a notification and no request was pending"),
+                )
+                .at_stdout(line, 0),
+            );
+            return;
+        }
+        if !self.raw_sent {
+            self.record(
+                Issue::new(
+                    &rules::STDOUT_UNEXPECTED_REQUEST_ID,
+                    format!(
+                        "stdout line {line} is a response with id {id}, which the guard never sent"
+                    ),
+                )
+                .detail("never-sent")
+                .at_stdout(line, 0),
+            );
+        }
+    }
+
+    fn on_server_request(&mut self, id: Id, method: String, params: Option<Value>, line: u64) {
+        let at = self.now();
+        if !self.initialized && method != "ping" {
+            self.record(
+                Issue::new(
+                    &rules::SERVER_REQUEST_BEFORE_INITIALIZED,
+                    format!("stdout line {line} is a {method:?} request sent before notifications/initialized"),
+                )
+                .at_stdout(line, 0),
+            );
+        }
+        if let Some((_, capability)) = protocol::CLIENT_CAPABILITY_REQUESTS
+            .iter()
+            .find(|(m, _)| *m == method)
+        {
+            let revision = self
+                .negotiated
+                .clone()
+                .unwrap_or_else(|| self.cfg.protocol.clone());
+            let severity = if protocol::forbids_undeclared_client_requests(&revision) {
+                crate::catalog::Severity::Error
+            } else {
+                crate::catalog::Severity::Warning
+            };
+            self.record(
+                Issue::new(
+                    &rules::SERVER_REQUEST_UNDECLARED_CAPABILITY,
+                    format!(
+                        "stdout line {line} is a {method:?} request, but the guard declared no {capability:?} client capability (negotiated {revision})"
+                    ),
+                )
+                .severity(severity)
+                .at_stdout(line, 0),
+            );
+        }
+        let reply = if method == "ping" {
+            json!({"jsonrpc": "2.0", "id": id.to_value(), "result": {}})
+        } else {
+            json!({"jsonrpc": "2.0", "id": id.to_value(), "error": {"code": -32601, "message": format!("Method not found: {method} (mcp-stdio-guard declares no client capabilities)")}})
+        };
+        self.note(
+            Direction::ToServer,
+            format!("reply to server request {method} #{id}"),
+        );
+        self.send_message(&reply);
+        self.server_messages.push(ServerMessage {
+            at,
+            phase: self.phase,
+            method,
+            is_request: true,
+            params,
+        });
+    }
+
+    /// Marks stdin as closed (the shutdown ladder closes it through the link).
+    pub fn mark_stdin_closed(&mut self) {
+        self.stdin_closed_at = Some(self.now());
+        self.note(Direction::Process, "stdin closed".into());
+    }
+}
+
+/// Notifications a server may send before `initialized` (logging and progress).
+fn is_early_notification(method: &str) -> bool {
+    matches!(
+        method,
+        "notifications/message" | "notifications/progress" | "notifications/cancelled"
+    )
+}
