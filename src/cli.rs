@@ -41,6 +41,7 @@ Exit codes: 0 pass (warnings allowed), 1 error-level findings, 2 usage or config
     about = "Catch stdout pollution, JSON-RPC framing errors and lifecycle bugs in MCP stdio servers",
     override_usage = "mcp-stdio-guard [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-stdio-guard explain [CODE]",
     args_conflicts_with_subcommands = true,
+    args_override_self = true,
     after_help = AFTER_HELP
 )]
 pub struct Cli {
@@ -264,7 +265,7 @@ fn resolve(args: RunArgs, matches: &ArgMatches) -> Result<Settings, Failure> {
             protocol: args.protocol.clone(),
             timeout: Duration::from_millis(args.timeout),
             max_line_bytes: args.max_stdout_line_bytes,
-            issue_cap: 20,
+            issue_cap: 5,
         },
         operations,
         ladder: LadderConfig {

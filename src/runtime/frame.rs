@@ -84,13 +84,26 @@ pub fn inspect(frame: &RawFrame) -> Inspected {
         ));
         return out;
     }
-    let mut bytes: &[u8] = &frame.bytes;
+    if is_content_length_header(&frame.bytes) {
+        out.problems.push(problem(
+            &catalog::runtime::STDOUT_CONTENT_LENGTH_FRAMING,
+            format!("{pos} is an LSP-style Content-Length header, not a JSON-RPC frame: {ev}"),
+        ));
+        return out;
+    }
     if !frame.terminated {
+        // One finding for an unterminated tail; its content is still read, for correlation only.
+        let mut inner = frame.clone();
+        inner.terminated = true;
+        let content = inspect(&inner);
+        out.values = content.values;
         out.problems.push(problem(
             &catalog::runtime::STDOUT_WITHOUT_NEWLINE,
             format!("{pos} ended without a newline when stdout closed: {ev}"),
         ));
+        return out;
     }
+    let mut bytes: &[u8] = &frame.bytes;
     if bytes.is_empty() || bytes == b"\r" {
         out.problems.push(problem(
             &catalog::runtime::STDOUT_EMPTY_LINE,
@@ -122,14 +135,6 @@ pub fn inspect(frame: &RawFrame) -> Inspected {
         ));
         bytes = rest;
     }
-    if is_content_length_header(bytes) {
-        out.problems.push(problem(
-            &catalog::runtime::STDOUT_CONTENT_LENGTH_FRAMING,
-            format!("{pos} is an LSP-style Content-Length header, not a JSON-RPC frame: {ev}"),
-        ));
-        return out;
-    }
-
     let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
     match stream.next() {
         Some(Ok(value)) => {

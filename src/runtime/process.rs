@@ -135,13 +135,7 @@ pub fn spawn(spec: &SpawnSpec, start: Instant) -> Result<(Link, ServerProcess), 
     if let Some(cwd) = &spec.cwd {
         cmd.current_dir(cwd);
     }
-    let mut child = cmd.spawn().map_err(|err| SpawnError {
-        code: err
-            .raw_os_error()
-            .map(|n| format!("{:?}", nix::errno::Errno::from_raw(n)))
-            .unwrap_or_else(|| format!("{:?}", err.kind())),
-        message: format!("spawn {}: {err}", spec.program.to_string_lossy()),
-    })?;
+    let mut child = cmd.spawn().map_err(|err| spawn_error(spec, &err))?;
     let pid = child.id().unwrap_or_default();
     let stdout = child.stdout.take().expect("stdout is piped");
     let stdin = child.stdin.take().expect("stdin is piped");
@@ -169,6 +163,39 @@ pub fn spawn(spec: &SpawnSpec, start: Instant) -> Result<(Link, ServerProcess), 
             stderr_task,
         },
     ))
+}
+
+fn spawn_error(spec: &SpawnSpec, err: &std::io::Error) -> SpawnError {
+    let code = err
+        .raw_os_error()
+        .map(|n| format!("{:?}", nix::errno::Errno::from_raw(n)))
+        .unwrap_or_else(|| format!("{:?}", err.kind()));
+    let program = spec.program.to_string_lossy();
+    let mut message = format!("spawn {program}: {err}");
+    // ENOENT for a file that exists: the interpreter named by its `#!` line is missing.
+    if err.kind() == std::io::ErrorKind::NotFound {
+        let path = match &spec.cwd {
+            Some(cwd) => cwd.join(&spec.program),
+            None => PathBuf::from(&spec.program),
+        };
+        if let Some(interpreter) = shebang(&path) {
+            message = format!(
+                "spawn {program}: its interpreter {interpreter:?} (from the #! line) does not exist"
+            );
+        }
+    }
+    SpawnError { code, message }
+}
+
+/// The interpreter of a script's `#!` line, if the file exists and has one.
+fn shebang(path: &std::path::Path) -> Option<String> {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    let n = std::fs::File::open(path).ok()?.read(&mut head).ok()?;
+    let line = head[..n].strip_prefix(b"#!")?;
+    let end = line.iter().position(|b| *b == b'\n').unwrap_or(line.len());
+    let text = String::from_utf8_lossy(&line[..end]);
+    text.split_whitespace().next().map(str::to_string)
 }
 
 async fn watch_exit(mut child: tokio::process::Child, tx: EventSender, start: Instant) {

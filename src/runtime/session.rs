@@ -24,6 +24,8 @@ use tokio::time::Instant;
 
 /// How long to keep reading stdout after the process exited, for its last frames and EOF.
 const EXIT_DRAIN: Duration = Duration::from_millis(300);
+/// How long to wait for more after an LSP header before calling the reply unreadable.
+const LSP_GRACE: Duration = Duration::from_millis(300);
 /// How many timeline entries are kept in full.
 const TIMELINE_CAP: usize = 2_000;
 
@@ -118,6 +120,22 @@ pub struct ServerMessage {
     pub params: Option<Value>,
 }
 
+/// Where a message started on stdout.
+#[derive(Debug, Clone, Copy)]
+struct Pos {
+    line: u64,
+    offset: u64,
+}
+
+impl Pos {
+    fn of(frame: &RawFrame) -> Pos {
+        Pos {
+            line: frame.line,
+            offset: frame.byte_offset,
+        }
+    }
+}
+
 struct Pending {
     method: String,
 }
@@ -145,6 +163,11 @@ pub struct Session {
     answered: HashSet<Id>,
     replies: HashMap<Id, Reply>,
     misaddressed: bool,
+    /// Ids whose wait ended without a usable reply (timeout, broken, misaddressed): a late
+    /// response to one of them is already accounted for.
+    settled: HashSet<Id>,
+    /// When an LSP `Content-Length` header was seen: replies will not come as lines.
+    lsp_framing: Option<Instant>,
     joiner: Joiner,
     /// The last thing the guard sent was a notification (for `notification-response`).
     last_sent_notification: bool,
@@ -175,6 +198,8 @@ impl Session {
             answered: HashSet::new(),
             replies: HashMap::new(),
             misaddressed: false,
+            settled: HashSet::new(),
+            lsp_framing: None,
             joiner: Joiner::default(),
             last_sent_notification: false,
             raw_sent: false,
@@ -304,30 +329,37 @@ impl Session {
     }
 
     async fn wait_for(&mut self, id: &Id, deadline: Instant) -> Outcome {
+        let outcome = self.wait_inner(id, deadline).await;
+        self.pending.remove(id);
+        match &outcome {
+            Outcome::Reply(Reply::Result { .. } | Reply::Error { .. }) => {
+                self.answered.insert(id.clone());
+            }
+            _ => {
+                self.settled.insert(id.clone());
+            }
+        }
+        outcome
+    }
+
+    async fn wait_inner(&mut self, id: &Id, deadline: Instant) -> Outcome {
         let mut deadline = deadline;
         loop {
             if let Some(reply) = self.replies.remove(id) {
-                self.pending.remove(id);
-                self.answered.insert(id.clone());
                 return Outcome::Reply(reply);
             }
             if self.misaddressed {
                 self.misaddressed = false;
-                self.pending.remove(id);
                 return Outcome::Misaddressed;
             }
             if self.stdout_limit.is_some() {
-                self.pending.remove(id);
                 return Outcome::OutputLimit;
             }
             if self.stdout_eof.is_some() {
                 self.flush_joiner();
                 if let Some(reply) = self.replies.remove(id) {
-                    self.pending.remove(id);
-                    self.answered.insert(id.clone());
                     return Outcome::Reply(reply);
                 }
-                self.pending.remove(id);
                 // EOF and exit usually come together; give the exit event a moment to arrive.
                 if self.exited.is_none() {
                     let grace = Instant::now() + EXIT_DRAIN;
@@ -347,24 +379,27 @@ impl Session {
                 }
                 if Instant::now() >= deadline {
                     self.flush_joiner();
-                    self.pending.remove(id);
                     return Outcome::Exited(exit);
                 }
+            }
+            if let Some(seen) = self.lsp_framing {
+                // The reply is coming as an LSP body without a newline: it will never be a line.
+                deadline = deadline.min(seen + LSP_GRACE);
             }
             match tokio::time::timeout_at(deadline, self.link.events.recv()).await {
                 Ok(Some(event)) => self.handle(event),
                 Ok(None) | Err(_) => {
                     self.flush_joiner();
                     if let Some(reply) = self.replies.remove(id) {
-                        self.pending.remove(id);
-                        self.answered.insert(id.clone());
                         return Outcome::Reply(reply);
                     }
-                    self.pending.remove(id);
-                    return match self.exited {
-                        Some((_, exit)) => Outcome::Exited(exit),
-                        None => Outcome::Timeout,
-                    };
+                    if let Some((_, exit)) = self.exited {
+                        return Outcome::Exited(exit);
+                    }
+                    if self.lsp_framing.is_some() {
+                        return Outcome::Reply(Reply::Broken { at: self.now() });
+                    }
+                    return Outcome::Timeout;
                 }
             }
         }
@@ -453,7 +488,7 @@ impl Session {
                     Direction::FromServer,
                     format!("invalid lines {}-{}", first.line, last.line),
                 );
-                self.on_value(&value, true, first.line);
+                self.on_value(&value, true, Pos::of(first));
             }
         }
     }
@@ -473,6 +508,11 @@ impl Session {
         let damaged = !inspected.problems.is_empty();
         let mut invalid = damaged || inspected.values.is_empty();
         for p in &inspected.problems {
+            if p.rule.code == rules::STDOUT_CONTENT_LENGTH_FRAMING.code
+                && self.lsp_framing.is_none()
+            {
+                self.lsp_framing = Some(Instant::now());
+            }
             self.record(frame::issue(frame, p));
         }
         if inspected.incomplete && inspected.problems.is_empty() {
@@ -480,7 +520,7 @@ impl Session {
             self.record(frame::issue(frame, &frame::incomplete_problem(frame)));
         }
         for value in &inspected.values {
-            invalid |= self.on_value(value, damaged, frame.line);
+            invalid |= self.on_value(value, damaged, Pos::of(frame));
         }
         if invalid {
             self.stats.invalid_frames += 1;
@@ -492,7 +532,8 @@ impl Session {
     }
 
     /// Classifies a JSON value and handles each message. Returns whether a grammar rule broke.
-    fn on_value(&mut self, value: &Value, damaged: bool, line: u64) -> bool {
+    fn on_value(&mut self, value: &Value, damaged: bool, pos: Pos) -> bool {
+        let line = pos.line;
         let negotiated = self.negotiated.clone();
         let classified = jsonrpc::classify(value, negotiated.as_deref());
         let mut broke = false;
@@ -509,7 +550,7 @@ impl Session {
                         format!("stdout line {line} {}", v.message),
                     )
                     .detail(v.detail)
-                    .at_stdout(line, 0)
+                    .at_stdout(pos.line, pos.offset)
                     .evidence(evidence),
                 );
             }
@@ -517,7 +558,7 @@ impl Session {
                 self.on_broken_response(raw);
             }
             if let Some(msg) = c.message {
-                self.on_message(msg, damaged || !c.violations.is_empty(), line);
+                self.on_message(msg, damaged || !c.violations.is_empty(), pos);
             }
         }
         broke
@@ -540,13 +581,14 @@ impl Session {
         }
     }
 
-    fn on_message(&mut self, msg: Message, damaged: bool, line: u64) {
+    fn on_message(&mut self, msg: Message, damaged: bool, pos: Pos) {
+        let line = pos.line;
         let at = self.now();
         match msg {
             Message::Result { id, result } => {
                 self.stats.responses += 1;
                 self.note(Direction::FromServer, format!("result #{id}"));
-                self.on_response(id, line, |at| Reply::Result {
+                self.on_response(id, pos, |at| Reply::Result {
                     value: result,
                     at,
                     damaged,
@@ -561,7 +603,7 @@ impl Session {
                     Direction::FromServer,
                     format!("error #{id} ({})", error.code),
                 );
-                self.on_response(id, line, |at| Reply::Error { error, at, damaged });
+                self.on_response(id, pos, |at| Reply::Error { error, at, damaged });
             }
             Message::Error { id: None, error } => {
                 self.stats.responses += 1;
@@ -590,7 +632,7 @@ impl Session {
                                 error.code, error.message
                             ),
                         )
-                        .at_stdout(line, 0),
+                        .at_stdout(pos.line, pos.offset),
                     );
                 }
                 self.unpaired_errors.push((at, error));
@@ -601,7 +643,7 @@ impl Session {
                     Direction::FromServer,
                     format!("server request {method} #{id}"),
                 );
-                self.on_server_request(id, method, params, line);
+                self.on_server_request(id, method, params, pos);
             }
             Message::Notification { method, params } => {
                 self.stats.server_notifications += 1;
@@ -614,7 +656,7 @@ impl Session {
                                 "stdout line {line} is a {method:?} notification sent before notifications/initialized"
                             ),
                         )
-                        .at_stdout(line, 0),
+                        .at_stdout(pos.line, pos.offset),
                     );
                 }
                 self.server_messages.push(ServerMessage {
@@ -628,7 +670,8 @@ impl Session {
         }
     }
 
-    fn on_response(&mut self, id: Id, line: u64, reply: impl FnOnce(Duration) -> Reply) {
+    fn on_response(&mut self, id: Id, pos: Pos, reply: impl FnOnce(Duration) -> Reply) {
+        let line = pos.line;
         let at = self.now();
         if self.pending.contains_key(&id) {
             self.replies.entry(id).or_insert_with(|| reply(at));
@@ -641,9 +684,14 @@ impl Session {
                     &rules::RESPONSE_ID_TYPE_MISMATCH,
                     format!("stdout line {line} answers {method} #{swapped} with id {id}: same value, different type"),
                 )
-                .at_stdout(line, 0),
+                .at_stdout(pos.line, pos.offset),
             );
             self.replies.insert(swapped, Reply::Broken { at });
+            return;
+        }
+        if self.settled.contains(&id) {
+            // A late or repeated reply to a request already reported (timeout, broken reply).
+            self.note(Direction::FromServer, format!("late reply #{id}"));
             return;
         }
         if self.answered.contains(&id) || self.replies.contains_key(&id) {
@@ -653,7 +701,7 @@ impl Session {
                     format!("stdout line {line} is a second response to request #{id}, which was already answered"),
                 )
                 .detail("already-answered")
-                .at_stdout(line, 0),
+                .at_stdout(pos.line, pos.offset),
             );
             return;
         }
@@ -671,7 +719,7 @@ impl Session {
                         waiting.join(", ")
                     ),
                 )
-                .at_stdout(line, 0),
+                .at_stdout(pos.line, pos.offset),
             );
             self.misaddressed = true;
             return;
@@ -682,7 +730,7 @@ impl Session {
                     &rules::NOTIFICATION_RESPONSE,
                     format!("stdout line {line} is a response (id {id}) although the guard last sent a notification and no request was pending"),
                 )
-                .at_stdout(line, 0),
+                .at_stdout(pos.line, pos.offset),
             );
             return;
         }
@@ -695,12 +743,13 @@ impl Session {
                     ),
                 )
                 .detail("never-sent")
-                .at_stdout(line, 0),
+                .at_stdout(pos.line, pos.offset),
             );
         }
     }
 
-    fn on_server_request(&mut self, id: Id, method: String, params: Option<Value>, line: u64) {
+    fn on_server_request(&mut self, id: Id, method: String, params: Option<Value>, pos: Pos) {
+        let line = pos.line;
         let at = self.now();
         if !self.initialized && method != "ping" {
             self.record(
@@ -708,7 +757,7 @@ impl Session {
                     &rules::SERVER_REQUEST_BEFORE_INITIALIZED,
                     format!("stdout line {line} is a {method:?} request sent before notifications/initialized"),
                 )
-                .at_stdout(line, 0),
+                .at_stdout(pos.line, pos.offset),
             );
         }
         if let Some((_, capability)) = protocol::CLIENT_CAPABILITY_REQUESTS
@@ -732,7 +781,7 @@ impl Session {
                     ),
                 )
                 .severity(severity)
-                .at_stdout(line, 0),
+                .at_stdout(pos.line, pos.offset),
             );
         }
         let reply = if method == "ping" {

@@ -158,7 +158,8 @@ fn report_unrequested_exit(s: &mut Session, exit: crate::runtime::transport::Exi
     ]
     .iter()
     .any(|code| s.issues.has(code));
-    if already || !s.initialized {
+    // An exit the guard caused (it stopped reading a flooding stdout) is not the server's doing.
+    if already || !s.initialized || s.stdout_limit.is_some() {
         return;
     }
     let detail = exit_detail(&exit, "after-initialize");
