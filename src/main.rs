@@ -53,7 +53,10 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
         .enable_all()
         .build()
         .map_err(|e| Failure::internal(format!("cannot start the async runtime: {e}")))?;
-    let record = rt.block_on(runtime::run_server(&settings.spec, 1));
+    let record = rt.block_on(async {
+        tokio::spawn(exit_on_signal());
+        runtime::run_server(&settings.spec, 1).await
+    });
     rt.shutdown_timeout(std::time::Duration::from_millis(200));
 
     let mut secrets = Redactor::new();
@@ -92,6 +95,30 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
     };
     write_stdout(&text);
     Ok(report.exit())
+}
+
+/// SIGINT, SIGTERM or SIGHUP to the guard (a cancelled CI job, Ctrl-C): kill every process of the
+/// servers under test, write nothing to stdout (no half report), exit with 128 + the signal.
+async fn exit_on_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) else {
+        return;
+    };
+    let number = tokio::select! {
+        _ = int.recv() => 2,
+        _ = term.recv() => 15,
+        _ = hup.recv() => 1,
+    };
+    runtime::process::kill_live_runs();
+    let _ = writeln!(
+        std::io::stderr(),
+        "mcp-stdio-guard: interrupted by signal {number}; the server under test was killed"
+    );
+    std::process::exit(128 + number);
 }
 
 /// Writes to stdout; a closed pipe is not an error worth a panic.

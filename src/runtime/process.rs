@@ -154,6 +154,7 @@ pub fn spawn(spec: &SpawnSpec, start: Instant) -> Result<(Link, ServerProcess), 
         }
     });
     tokio::spawn(watch_exit(child, tx, start));
+    live_runs().push((pid, marker.clone()));
     Ok((
         link,
         ServerProcess {
@@ -216,6 +217,26 @@ async fn watch_exit(mut child: tokio::process::Child, tx: EventSender, start: In
             exit,
         })
         .await;
+}
+
+/// Runs whose processes may still be alive: what the guard kills if it is itself interrupted.
+fn live_runs() -> std::sync::MutexGuard<'static, Vec<(u32, String)>> {
+    static LIVE: Mutex<Vec<(u32, String)>> = Mutex::new(Vec::new());
+    LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Forgets a run whose processes are all gone.
+pub fn forget_run(pid: u32) {
+    live_runs().retain(|(p, _)| *p != pid);
+}
+
+/// Kills every process of every live run (the guard got SIGINT/SIGTERM: leave nothing behind).
+pub fn kill_live_runs() {
+    let runs: Vec<(u32, String)> = live_runs().clone();
+    for (pid, marker) in runs {
+        let _ = killpg(Pid::from_raw(pid as i32), Signal::SIGKILL);
+        kill_all(&descendants(pid, &marker));
+    }
 }
 
 fn next_run_number() -> u64 {

@@ -817,3 +817,150 @@ fn is_early_notification(method: &str) -> bool {
         "notifications/message" | "notifications/progress" | "notifications/cancelled"
     )
 }
+
+#[cfg(test)]
+mod tests {
+    //! The protocol logic in-process: a fake server on the other end of `tokio::io::duplex`.
+    use super::*;
+    use crate::runtime::framing::FramerLimits;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
+
+    type Lines = tokio::io::Lines<BufReader<DuplexStream>>;
+
+    /// A session wired to a fake server task that gets the server's ends of the pipes.
+    fn session<F, Fut>(server: F) -> Session
+    where
+        F: FnOnce(Lines, DuplexStream) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let (client_stdin, server_stdin) = tokio::io::duplex(1 << 16);
+        let (server_stdout, client_stdout) = tokio::io::duplex(1 << 16);
+        tokio::spawn(server(BufReader::new(server_stdin).lines(), server_stdout));
+        let limits = FramerLimits {
+            max_line_bytes: 1 << 20,
+            max_total_bytes: 1 << 24,
+        };
+        let (link, _tx) = Link::new(
+            client_stdout,
+            client_stdin,
+            limits,
+            std::time::Instant::now(),
+        );
+        Session::new(
+            link,
+            SessionConfig {
+                protocol: "2025-11-25".into(),
+                timeout: Duration::from_secs(30),
+                max_line_bytes: 1 << 20,
+                issue_cap: 5,
+            },
+        )
+    }
+
+    async fn write(out: &mut DuplexStream, v: Value) {
+        out.write_all(format!("{v}\n").as_bytes()).await.unwrap();
+    }
+
+    fn codes(s: &Session) -> Vec<&'static str> {
+        s.issues.iter().map(|i| i.code()).collect()
+    }
+
+    #[tokio::test]
+    async fn a_misaddressed_reply_ends_the_wait_at_once() {
+        let mut s = session(|mut lines, mut out| async move {
+            let line = lines.next_line().await.unwrap().unwrap();
+            let req: Value = serde_json::from_str(&line).unwrap();
+            let wrong = req["id"].as_i64().unwrap() + 41;
+            write(&mut out, json!({"jsonrpc":"2.0","id":wrong,"result":{}})).await;
+            std::future::pending::<()>().await;
+        });
+        // A 30 s timeout: the test would hang if the session waited it out.
+        let outcome = s.request("tools/list", None).await;
+        assert!(matches!(outcome, Outcome::Misaddressed), "{outcome:?}");
+        assert_eq!(codes(&s), ["response-id-mismatch"]);
+    }
+
+    #[tokio::test]
+    async fn server_pings_are_answered_with_an_empty_result() {
+        let mut s = session(|mut lines, mut out| async move {
+            let req: Value =
+                serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+            write(&mut out, json!({"jsonrpc":"2.0","id":"p1","method":"ping"})).await;
+            let pong: Value =
+                serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+            assert_eq!(pong, json!({"jsonrpc":"2.0","id":"p1","result":{}}));
+            write(
+                &mut out,
+                json!({"jsonrpc":"2.0","id":"x","method":"custom/thing"}),
+            )
+            .await;
+            let err: Value =
+                serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+            assert_eq!(err["error"]["code"], -32601);
+            write(
+                &mut out,
+                json!({"jsonrpc":"2.0","id":req["id"],"result":{"ok":true}}),
+            )
+            .await;
+            std::future::pending::<()>().await;
+        });
+        s.initialized = true;
+        let outcome = s.request("tools/list", None).await;
+        match outcome {
+            Outcome::Reply(Reply::Result {
+                value,
+                damaged: false,
+                ..
+            }) => assert_eq!(value["ok"], true),
+            other => panic!("{other:?}"),
+        }
+        assert!(codes(&s).is_empty(), "{:?}", codes(&s));
+        assert_eq!(s.stats.server_requests, 2);
+    }
+
+    #[tokio::test]
+    async fn a_corrupted_reply_still_ends_the_wait() {
+        let mut s = session(|mut lines, mut out| async move {
+            let req: Value =
+                serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+            let reply = json!({"jsonrpc":"2.0","id":req["id"],"result":{}});
+            out.write_all(format!("{reply} server ready\n").as_bytes())
+                .await
+                .unwrap();
+            std::future::pending::<()>().await;
+        });
+        match s.request("ping", None).await {
+            Outcome::Reply(Reply::Result { damaged: true, .. }) => {}
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(codes(&s), ["stdout-trailing-text"]);
+    }
+
+    #[tokio::test]
+    async fn closing_stdout_ends_the_wait() {
+        let mut s = session(|_lines, out| async move {
+            drop(out);
+            std::future::pending::<()>().await;
+        });
+        assert!(matches!(
+            s.request("ping", None).await,
+            Outcome::StdoutClosed
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_string_id_for_an_integer_request_is_a_type_mismatch() {
+        let mut s = session(|mut lines, mut out| async move {
+            let req: Value =
+                serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+            let id = req["id"].to_string();
+            write(&mut out, json!({"jsonrpc":"2.0","id":id,"result":{}})).await;
+            std::future::pending::<()>().await;
+        });
+        assert!(matches!(
+            s.request("ping", None).await,
+            Outcome::Reply(Reply::Broken { .. })
+        ));
+        assert_eq!(codes(&s), ["response-id-type-mismatch"]);
+    }
+}

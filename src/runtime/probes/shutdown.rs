@@ -144,6 +144,7 @@ pub async fn run(
     }
     // Anything of the group that is left (including a process that survived the checks above).
     server.signal_group(Signal::SIGKILL);
+    process::forget_run(server.pid);
     s.link.stop_reading();
     server.finish_stderr(Duration::from_millis(500)).await;
     rec
