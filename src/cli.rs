@@ -4,17 +4,12 @@
 
 use crate::exit::Failure;
 use crate::protocol;
-use crate::runtime::RunSpec;
-use crate::runtime::framing::FramerLimits;
 use crate::runtime::probes::requests::OperationSpec;
-use crate::runtime::probes::shutdown::LadderConfig;
-use crate::runtime::process::SpawnSpec;
-use crate::runtime::session::SessionConfig;
+pub use crate::settings::Settings;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use serde_json::Value;
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// Default limits. They protect the guard and must never fail a legitimate server: a single
 /// `tools/list` line of several hundred KiB is legal, so the line limit is 4 MiB (the reference
@@ -25,11 +20,15 @@ pub const DEFAULT_MAX_STDERR_BYTES: u64 = 1024 * 1024;
 pub const DEFAULT_TIMEOUT_MS: u64 = 5000;
 pub const DEFAULT_QUIET_MS: u64 = 1000;
 pub const DEFAULT_SHUTDOWN_GRACE_MS: u64 = 3000;
+pub const DEFAULT_MAX_PAGES: u64 = 100;
 
 const AFTER_HELP: &str = "\
 Examples:
   mcp-stdio-guard -- node ./server.js
   mcp-stdio-guard --request tools/list --json -- python -m my_server
+  mcp-stdio-guard --profile registry --protocol all -- node ./server.js
+  mcp-stdio-guard --config mcp-stdio-guard.config.json
+  mcp-stdio-guard --mcp-config ~/.cursor/mcp.json [--server NAME]
   mcp-stdio-guard explain stdout-non-json
 
 Exit codes: 0 pass (warnings allowed), 1 error-level findings, 2 usage or config error, 3 internal failure.";
@@ -39,7 +38,7 @@ Exit codes: 0 pass (warnings allowed), 1 error-level findings, 2 usage or config
     name = "mcp-stdio-guard",
     version,
     about = "Catch stdout pollution, JSON-RPC framing errors and lifecycle bugs in MCP stdio servers",
-    override_usage = "mcp-stdio-guard [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-stdio-guard explain [CODE]",
+    override_usage = "mcp-stdio-guard [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-stdio-guard [OPTIONS] --config <PATH>\n       mcp-stdio-guard [OPTIONS] --mcp-config <FILE> [--server <NAME>]\n       mcp-stdio-guard explain [CODE]",
     args_conflicts_with_subcommands = true,
     args_override_self = true,
     after_help = AFTER_HELP
@@ -62,7 +61,43 @@ pub enum Sub {
 
 #[derive(Args, Debug, Default)]
 pub struct RunArgs {
-    /// MCP protocol revision to request.
+    /// Read settings (and the command) from a JSON config file; flags override it.
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Check the stdio servers of an MCP client config (Claude Desktop, Cursor, VS Code).
+    #[arg(long, value_name = "FILE")]
+    pub mcp_config: Option<PathBuf>,
+    /// With --mcp-config: check only this server.
+    #[arg(long, value_name = "NAME")]
+    pub server: Option<String>,
+    /// Preset: custom (default), smoke, registry, ci, strict.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// Run the server N times in fresh processes and report drift between runs.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub repeat: u64,
+    /// Probe the list methods of advertised capabilities (the default except in `smoke`).
+    #[arg(long, overrides_with = "no_capability_probes")]
+    pub capability_probes: bool,
+    /// Do not probe advertised capabilities.
+    #[arg(long, overrides_with = "capability_probes")]
+    pub no_capability_probes: bool,
+    /// Pages followed per list method before stopping.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_PAGES)]
+    pub max_pages: u64,
+    /// Tool-name contract: spec (strict-client names are warnings) or strict-client (errors).
+    #[arg(long, value_name = "RULE", default_value = "spec")]
+    pub tool_name_rule: String,
+    /// Do not probe `server/discover` before `initialize` (legacy-era servers only).
+    #[arg(long)]
+    pub no_discover: bool,
+    /// Adversarial probes to run, comma-separated (invalid-method, invalid-params, notification, malformed-json, all, none).
+    #[arg(long, value_name = "LIST")]
+    pub adversarial_probes: Vec<String>,
+    /// One adversarial probe to run (repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub adversarial_probe: Vec<String>,
+    /// MCP protocol revision to request, or `all` for each legacy revision in turn.
     #[arg(long, value_name = "VERSION", default_value = protocol::DEFAULT_REVISION)]
     pub protocol: String,
     /// Timeout for initialize and for each request, in milliseconds.
@@ -127,21 +162,6 @@ pub enum Command {
     Run(Box<Settings>),
 }
 
-/// A resolved runtime run.
-#[derive(Debug, Clone)]
-pub struct Settings {
-    pub format: Format,
-    pub spec: RunSpec,
-    /// The command as given (program first), for reports (redacted there).
-    pub argv: Vec<String>,
-    pub cwd_requested: Option<PathBuf>,
-    pub cwd_resolved: PathBuf,
-    /// Names of the variables set with --env (their values are secrets).
-    pub env_names: Vec<String>,
-    /// The values set with --env, for scrubbing reports.
-    pub env_values: Vec<String>,
-}
-
 /// Parses the command line into what to do. `--help`/`--version` come back as text to print.
 pub fn parse<I, T>(args: I) -> Result<Command, Failure>
 where
@@ -155,7 +175,7 @@ where
     let cli = Cli::from_arg_matches(&matches).map_err(|e| Failure::usage(one_line(&e)))?;
     match cli.subcommand {
         Some(Sub::Explain { code }) => Ok(Command::Explain(code)),
-        None => resolve(cli.run, &matches).map(|s| Command::Run(Box::new(s))),
+        None => crate::settings::resolve(cli.run, &matches).map(|s| Command::Run(Box::new(s))),
     }
 }
 
@@ -190,105 +210,8 @@ fn one_line(err: &clap::Error) -> String {
     format!("{first}{tip} (see --help)")
 }
 
-fn resolve(args: RunArgs, matches: &ArgMatches) -> Result<Settings, Failure> {
-    if args.command.is_empty() {
-        return Err(Failure::usage(
-            "no server command given: pass it after `--`, e.g. `mcp-stdio-guard -- node server.js` (see --help)",
-        ));
-    }
-    if !protocol::LEGACY_REVISIONS.contains(&args.protocol.as_str()) {
-        return Err(Failure::usage(format!(
-            "--protocol {:?} is not a supported revision: use one of {}",
-            args.protocol,
-            protocol::LEGACY_REVISIONS.join(", ")
-        )));
-    }
-    for (flag, value) in [
-        ("--timeout", args.timeout),
-        ("--max-stdout-bytes", args.max_stdout_bytes),
-        ("--max-stdout-line-bytes", args.max_stdout_line_bytes),
-        ("--max-stderr-bytes", args.max_stderr_bytes),
-        ("--shutdown-grace", args.shutdown_grace),
-    ] {
-        if value == 0 {
-            return Err(Failure::usage(format!("{flag} must be greater than 0")));
-        }
-    }
-    let operations = pair_requests(&args.requests, &args.params, matches)?;
-    let mut env = Vec::new();
-    for entry in &args.env {
-        match entry.split_once('=') {
-            Some((k, v)) if !k.is_empty() && !k.contains('\0') => {
-                env.push((k.to_string(), v.to_string()))
-            }
-            _ => {
-                return Err(Failure::usage(format!(
-                    "--env {entry:?} is not KEY=VALUE: write it as --env NAME=value"
-                )));
-            }
-        }
-    }
-    let cwd_resolved = resolve_cwd(args.cwd.as_deref())?;
-    let path_override = env
-        .iter()
-        .rev()
-        .find(|(k, _)| k == "PATH")
-        .map(|(_, v)| OsString::from(v));
-    check_program(&args.command[0], &cwd_resolved, path_override.as_deref())?;
-
-    let format = if args.json {
-        Format::Json
-    } else {
-        args.format.unwrap_or(Format::Text)
-    };
-    let argv: Vec<String> = args
-        .command
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    let spec = RunSpec {
-        spawn: SpawnSpec {
-            program: args.command[0].clone(),
-            args: args.command[1..].to_vec(),
-            cwd: args.cwd.as_ref().map(|_| cwd_resolved.clone()),
-            env: env
-                .iter()
-                .map(|(k, v)| (OsString::from(k), OsString::from(v)))
-                .collect(),
-            limits: FramerLimits {
-                max_line_bytes: args.max_stdout_line_bytes,
-                max_total_bytes: args.max_stdout_bytes,
-            },
-            max_stderr_bytes: args.max_stderr_bytes,
-        },
-        session: SessionConfig {
-            protocol: args.protocol.clone(),
-            timeout: Duration::from_millis(args.timeout),
-            max_line_bytes: args.max_stdout_line_bytes,
-            issue_cap: 5,
-        },
-        operations,
-        ladder: LadderConfig {
-            quiet: Duration::from_millis(args.quiet_ms),
-            stdin_grace: Duration::from_millis(args.shutdown_grace),
-            allow_sigterm: args.allow_sigterm_shutdown,
-            ..LadderConfig::default()
-        },
-        allow_operation_errors: args.allow_operation_errors,
-    };
-    Ok(Settings {
-        format,
-        spec,
-        argv,
-        cwd_requested: args.cwd.clone(),
-        cwd_resolved,
-        env_names: env.iter().map(|(k, _)| k.clone()).collect(),
-        env_values: env.iter().map(|(_, v)| v.clone()).collect(),
-    })
-}
-
 /// Pairs each `--params` with the `--request` just before it on the command line.
-fn pair_requests(
+pub(crate) fn pair_requests(
     requests: &[String],
     params: &[String],
     matches: &ArgMatches,
@@ -340,28 +263,8 @@ fn pair_requests(
     Ok(ops)
 }
 
-fn resolve_cwd(cwd: Option<&Path>) -> Result<PathBuf, Failure> {
-    let here = std::env::current_dir()
-        .map_err(|e| Failure::usage(format!("cannot read the current directory: {e}")))?;
-    let Some(cwd) = cwd else {
-        return Ok(here);
-    };
-    let full = here.join(cwd);
-    match std::fs::metadata(&full) {
-        Ok(m) if m.is_dir() => Ok(full),
-        Ok(_) => Err(Failure::usage(format!(
-            "--cwd {} is not a directory: pass the folder the server runs from",
-            cwd.display()
-        ))),
-        Err(e) => Err(Failure::usage(format!(
-            "--cwd {} cannot be used ({e}): pass an existing folder",
-            cwd.display()
-        ))),
-    }
-}
-
 /// Checks that the program can be executed, the way `execvp` will look for it.
-fn check_program(
+pub(crate) fn check_program(
     program: &OsStr,
     cwd: &Path,
     path_override: Option<&OsStr>,
@@ -435,10 +338,16 @@ mod tests {
     #[test]
     fn defaults_are_generous() {
         let s = run(&["--", "sh", "-c", "true"]).unwrap();
-        assert_eq!(s.spec.spawn.limits.max_line_bytes, 4 * 1024 * 1024);
-        assert_eq!(s.spec.spawn.limits.max_total_bytes, 64 * 1024 * 1024);
-        assert_eq!(s.spec.session.protocol, "2025-11-25");
-        assert_eq!(s.spec.session.timeout, Duration::from_millis(5000));
+        let t = &s.targets[0];
+        assert_eq!(t.spec.spawn.limits.max_line_bytes, 4 * 1024 * 1024);
+        assert_eq!(t.spec.spawn.limits.max_total_bytes, 64 * 1024 * 1024);
+        assert_eq!(t.spec.session.protocol, "2025-11-25");
+        assert_eq!(
+            t.spec.session.timeout,
+            std::time::Duration::from_millis(5000)
+        );
+        assert!(t.spec.probes.capabilities && t.spec.probes.discover);
+        assert_eq!(t.repeat, 1);
         assert_eq!(s.format, Format::Text);
     }
 
@@ -455,12 +364,10 @@ mod tests {
             "sh",
         ])
         .unwrap();
-        assert_eq!(s.spec.operations.len(), 2);
-        assert!(s.spec.operations[0].params.is_none());
-        assert_eq!(
-            s.spec.operations[1].params.as_ref().unwrap()["name"],
-            "echo"
-        );
+        let ops = &s.targets[0].spec.operations;
+        assert_eq!(ops.len(), 2);
+        assert!(ops[0].params.is_none());
+        assert_eq!(ops[1].params.as_ref().unwrap()["name"], "echo");
     }
 
     #[test]

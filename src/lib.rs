@@ -8,12 +8,16 @@
 
 pub mod catalog;
 pub mod cli;
+pub mod config;
 pub mod exit;
+pub mod fingerprint;
 pub mod issue;
 pub mod protocol;
 pub mod redact;
 pub mod report;
+pub mod run;
 pub mod runtime;
+pub mod settings;
 
 /// The guard's version (also in JSON fingerprints, SARIF and `--version`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

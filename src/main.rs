@@ -3,8 +3,7 @@
 
 use mcp_stdio_guard::cli::{self, Command, Format, Settings};
 use mcp_stdio_guard::exit::{Exit, Failure};
-use mcp_stdio_guard::redact::Redactor;
-use mcp_stdio_guard::report::{self, Context, Report, Target};
+use mcp_stdio_guard::report;
 use mcp_stdio_guard::{catalog, runtime};
 use std::io::Write;
 
@@ -47,48 +46,20 @@ fn real_main() -> Result<Exit, Failure> {
 }
 
 fn run(settings: Settings) -> Result<Exit, Failure> {
+    for note in &settings.notes {
+        let _ = writeln!(std::io::stderr(), "mcp-stdio-guard: note: {note}");
+    }
     runtime::process::become_subreaper();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| Failure::internal(format!("cannot start the async runtime: {e}")))?;
-    let record = rt.block_on(async {
+    let report = rt.block_on(async {
         tokio::spawn(exit_on_signal());
-        runtime::run_server(&settings.spec, 1).await
+        mcp_stdio_guard::run::check(&settings).await
     });
     rt.shutdown_timeout(std::time::Duration::from_millis(200));
-
-    let mut secrets = Redactor::new();
-    for value in &settings.env_values {
-        secrets.add(value);
-    }
-    let context = Context {
-        argv: settings.argv.clone(),
-        cwd_requested: settings.cwd_requested.clone(),
-        cwd_resolved: settings.cwd_resolved.clone(),
-        protocol: settings.spec.session.protocol.clone(),
-        timeout_ms: settings.spec.session.timeout.as_millis() as u64,
-        repeat: 1,
-        profile: "custom".into(),
-        env_names: settings.env_names.clone(),
-        operations: settings
-            .spec
-            .operations
-            .iter()
-            .map(|o| {
-                (
-                    o.method.clone(),
-                    o.params.is_some(),
-                    o.source.to_string(),
-                    o.safe_tool_call_name.clone().unwrap_or_default(),
-                )
-            })
-            .collect(),
-    };
-    let report = Report {
-        targets: vec![Target::new(context, vec![record], &secrets)],
-    };
     let text = match settings.format {
         Format::Text => report::text::render(&report),
         Format::Json => report::json::render(&report),

@@ -11,9 +11,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use support::*;
 
-/// Flags every case gets: JSON output and short windows so the suite stays fast.
-const BASE_ARGS: [&str; 7] = [
+/// Flags every case gets: JSON output and short windows so the suite stays fast. These cases pin
+/// the runtime core (one defect each), so the era probe and the capability probes are off here;
+/// tests/protocol_fixtures.rs runs fixtures with every default probe on.
+const BASE_ARGS: [&str; 9] = [
     "--json",
+    "--no-discover",
+    "--no-capability-probes",
     "--quiet-ms",
     "300",
     "--timeout",

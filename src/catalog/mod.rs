@@ -222,10 +222,11 @@ macro_rules! rules {
     };
 }
 
+pub mod protocol;
 pub mod runtime;
 
 /// Every area's list, in the order docs and SARIF present them.
-static AREAS: &[&[&Rule]] = &[runtime::ALL];
+static AREAS: &[&[&Rule]] = &[runtime::ALL, protocol::ALL];
 
 /// Every rule of the catalogue, in a stable order.
 pub fn all() -> impl Iterator<Item = &'static Rule> {

@@ -8,7 +8,8 @@ use super::status::{self, CONTRACT_CLASSES};
 use super::{Report, Target};
 use crate::catalog::Check;
 use crate::issue::{Issue, Location};
-use crate::runtime::record::{OperationRecord, RunRecord};
+use crate::runtime::checks::lists::ListKind;
+use crate::runtime::record::{CapabilityStatus, OperationRecord, RunRecord};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 
@@ -47,15 +48,18 @@ pub fn to_value(report: &Report) -> Value {
 
 fn target_value(t: &Target) -> Value {
     let first = &t.runs[0];
-    let ran: BTreeSet<Check> = t
+    let mut ran: BTreeSet<Check> = t
         .runs
         .iter()
         .flat_map(|r| r.checks_ran.iter().copied())
         .collect();
+    if t.drift.is_some() {
+        ran.insert(Check::Repeat);
+    }
     let mut v = json!({
         "schemaVersion": SCHEMA_VERSION,
         "ok": !t.issues.iter().any(Issue::is_error),
-        "config": config_value(),
+        "config": config_value(t),
         "profile": t.context.profile,
         "command": command_value(t),
         "protocol": t.context.protocol,
@@ -63,19 +67,39 @@ fn target_value(t: &Target) -> Value {
         "initialized": first.initialized,
         "operation": first.operations.first().map(operation_value),
         "operations": first.operations.iter().map(operation_value).collect::<Vec<_>>(),
-        "adversarial": {"enabled": false, "probes": []},
-        "capabilityProbes": false,
+        "era": first.era.as_str(),
+        "discover": discover_value(first),
+        "adversarial": {"enabled": !t.context.adversarial_probes.is_empty(), "probes": t.context.adversarial_probes},
+        "capabilityProbes": t.context.capability_probes,
         "capabilityKeys": first.capability_keys,
+        "capabilityChecks": capability_checks_value(first),
+        "toolSchema": tool_schema_value(first),
         "fingerprint": fingerprint_value(t),
         "process": process_value(first, t.context.timeout_ms),
         "issueClasses": classes_value(&t.issues),
         "summary": summary_value(&t.issues),
-        "checks": checks_value(&t.issues, &ran),
+        "checks": checks_value(&t.issues, &ran, Some(first), Some(t)),
         "issues": t.issues.iter().map(issue_value).collect::<Vec<_>>(),
-        "staticScan": {"enabled": false, "path": "", "failOnFindings": false},
+        "staticScan": static_scan_value(t),
         "staticFindings": [],
         "stderr": stderr_value(first),
     });
+    if let Some(d) = &t.drift {
+        v["drift"] = json!({
+            "status": if d.codes.is_empty() { "pass" } else { "warning" },
+            "issueCodes": d.codes,
+            "baselineRun": d.baseline_run,
+            "comparedRuns": d.compared_runs,
+            "negotiatedProtocol": {"changedRuns": d.protocol_changed},
+            "capabilities": {"changedRuns": d.capabilities_changed},
+            "tools": {"changedRuns": d.tools_changed},
+            "lists": {
+                "resources": {"changedRuns": d.resources_changed},
+                "resourceTemplates": {"changedRuns": d.templates_changed},
+                "prompts": {"changedRuns": d.prompts_changed},
+            },
+        });
+    }
     if t.runs.len() > 1 {
         v["runs"] = Value::from(
             t.runs
@@ -87,21 +111,82 @@ fn target_value(t: &Target) -> Value {
     v
 }
 
-fn config_value() -> Value {
+fn config_value(t: &Target) -> Value {
+    let c = &t.context.config;
     json!({
-        "enabled": false,
-        "path": "",
-        "resolvedPath": "",
+        "enabled": c.enabled,
+        "path": c.path,
+        "resolvedPath": c.resolved_path,
         "checks": {
-            "command": false,
-            "cwd": false,
-            "envNames": [],
-            "requests": [],
-            "safeToolCalls": [],
-            "adversarialProbes": [],
-            "adversarialToolCalls": []
+            "command": c.command,
+            "cwd": c.cwd,
+            "envNames": c.env_names,
+            "requests": c.requests,
+            "safeToolCalls": c.safe_tool_calls,
+            "adversarialProbes": c.adversarial_probes,
+            "adversarialToolCalls": c.adversarial_tool_calls
         }
     })
+}
+
+fn static_scan_value(t: &Target) -> Value {
+    json!({
+        "enabled": t.context.scan.is_some(),
+        "path": t.context.scan.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+        "failOnFindings": t.context.fail_on_static,
+    })
+}
+
+fn discover_value(run: &RunRecord) -> Value {
+    let d = &run.discover;
+    json!({
+        "probed": d.probed,
+        "answer": d.answer,
+        "supportedVersions": d.supported_versions,
+        "durationMs": d.duration.map(|x| x.as_millis() as u64),
+    })
+}
+
+fn capability_checks_value(run: &RunRecord) -> Value {
+    let mut out = Map::new();
+    for c in &run.capability_checks {
+        out.insert(
+            c.kind.items_key().to_string(),
+            json!({
+                "advertised": c.advertised,
+                "method": c.kind.method(),
+                "responded": c.status == CapabilityStatus::Responded,
+                "status": c.status.as_str(),
+                "itemCount": c.item_count,
+                "pages": c.pages,
+                "error": c.error.as_ref().map(|(code, message)| json!({"code": code, "message": message})),
+            }),
+        );
+    }
+    Value::Object(out)
+}
+
+fn tool_schema_value(run: &RunRecord) -> Value {
+    match &run.tool_schema {
+        Some(ts) => json!({
+            "checked": true,
+            "toolCount": ts.tool_count,
+            "toolNames": ts.tool_names,
+            "validToolCount": ts.valid_tool_count,
+            "warningCount": ts.warning_count,
+            "errorCount": ts.error_count,
+            "duplicateNames": ts.duplicate_names,
+        }),
+        None => json!({
+            "checked": false,
+            "toolCount": 0,
+            "toolNames": [],
+            "validToolCount": 0,
+            "warningCount": 0,
+            "errorCount": 0,
+            "duplicateNames": [],
+        }),
+    }
 }
 
 fn command_value(t: &Target) -> Value {
@@ -145,6 +230,13 @@ fn fingerprint_value(t: &Target) -> Value {
         })
         .collect();
     let first = &t.runs[0];
+    let mut runtimes = Map::new();
+    for r in &c.runtimes {
+        runtimes.insert(
+            r.name.to_string(),
+            json!({"version": r.version, "role": r.role}),
+        );
+    }
     json!({
         "guard": {"name": "mcp-stdio-guard", "version": crate::VERSION},
         "command": command_value(t),
@@ -154,12 +246,12 @@ fn fingerprint_value(t: &Target) -> Value {
             "exists": c.cwd_resolved.is_dir(),
         },
         "protocol": c.protocol,
-        "config": config_value(),
+        "config": config_value(t),
         "profile": c.profile,
         "timeoutMs": c.timeout_ms,
         "repeat": c.repeat,
-        "capabilityProbes": false,
-        "adversarialProbes": [],
+        "capabilityProbes": c.capability_probes,
+        "adversarialProbes": c.adversarial_probes,
         "operation": ops.first().cloned(),
         "operations": ops,
         "system": {
@@ -167,10 +259,10 @@ fn fingerprint_value(t: &Target) -> Value {
             "arch": std::env::consts::ARCH,
             "osRelease": os_release(),
         },
-        "runtimes": {},
-        "package": null,
+        "runtimes": runtimes,
+        "package": c.package.as_ref().map(|p| json!({"name": p.name, "version": p.version, "ecosystem": p.ecosystem, "source": p.source})),
         "env": {"inherited": true, "names": c.env_names, "values": env_values},
-        "staticScan": {"enabled": false, "path": "", "failOnFindings": false},
+        "staticScan": static_scan_value(t),
         "timings": {
             "startupMs": first.timings.spawn.map(|d| d.as_millis() as u64),
             "initializeMs": first.timings.initialize.map(|d| d.as_millis() as u64),
@@ -249,11 +341,14 @@ fn run_value(run: &RunRecord, timeout_ms: u64) -> Value {
         "run": run.run,
         "ok": !run.has_errors(),
         "negotiatedProtocol": run.negotiated_protocol,
+        "era": run.era.as_str(),
         "initialized": run.initialized,
         "capabilityKeys": run.capability_keys,
+        "capabilityChecks": capability_checks_value(run),
+        "toolSchema": tool_schema_value(run),
         "operations": run.operations.iter().map(operation_value).collect::<Vec<_>>(),
         "process": process_value(run, timeout_ms),
-        "checks": checks_value(&run.issues, ran),
+        "checks": checks_value(&run.issues, ran, Some(run), None),
         "issues": run.issues.iter().map(issue_value).collect::<Vec<_>>(),
     })
 }
@@ -286,16 +381,62 @@ fn summary_value(issues: &[Issue]) -> Value {
     })
 }
 
-fn checks_value(issues: &[Issue], ran: &BTreeSet<Check>) -> Value {
+fn checks_value(
+    issues: &[Issue],
+    ran: &BTreeSet<Check>,
+    run: Option<&RunRecord>,
+    target: Option<&Target>,
+) -> Value {
     let mut out = Map::new();
     for check in Check::ALL {
         let (st, codes) = status::of_check(check, issues, ran);
-        out.insert(
-            check.as_str().to_string(),
-            json!({"status": st.as_str(), "issueCodes": codes}),
-        );
+        let mut entry = json!({"status": st.as_str(), "issueCodes": codes});
+        if let (Check::Capabilities, Some(run)) = (check, run) {
+            for kind in ListKind::ALL {
+                entry[kind.items_key()] = capability_check_status(kind, issues, run);
+            }
+        }
+        if let (Check::Repeat, Some(t)) = (check, target) {
+            if let Some(d) = &t.drift {
+                entry["runs"] = Value::from(t.runs.len());
+                entry["passedRuns"] = Value::from(d.passed_runs.len());
+                entry["failedRuns"] = Value::from(d.failed_runs.len());
+            }
+        }
+        out.insert(check.as_str().to_string(), entry);
     }
     Value::Object(out)
+}
+
+/// `checks.capabilities.<list>`: skipped unless advertised and probed; else the status of the
+/// issues the probe of that list raised.
+fn capability_check_status(kind: ListKind, issues: &[Issue], run: &RunRecord) -> Value {
+    let Some(c) = run.capability(kind) else {
+        return json!({"status": "skipped", "issueCodes": []});
+    };
+    let mine: Vec<&Issue> = issues
+        .iter()
+        .filter(|i| i.rule.check == Check::Capabilities)
+        .filter(|i| i.fields.get("method").and_then(Value::as_str) == Some(kind.method()))
+        .collect();
+    let probed = c.advertised
+        && !matches!(
+            c.status,
+            CapabilityStatus::NotProbed | CapabilityStatus::NotAdvertised
+        );
+    let st = if probed || !mine.is_empty() {
+        status::of_issues(mine.iter().copied()).as_str()
+    } else {
+        "skipped"
+    };
+    json!({
+        "status": st,
+        "issueCodes": status::codes(mine),
+        "advertised": c.advertised,
+        "method": kind.method(),
+        "responded": c.status == CapabilityStatus::Responded,
+        "itemCount": c.item_count,
+    })
 }
 
 pub fn issue_value(i: &Issue) -> Value {

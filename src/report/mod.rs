@@ -12,14 +12,19 @@ pub mod text;
 
 use crate::catalog::Severity;
 use crate::exit::Exit;
+use crate::fingerprint::{PackageInfo, RuntimeVersion};
 use crate::issue::Issue;
 use crate::redact::{self, Redactor};
+use crate::runtime::checks::drift::{self, Drift};
 use crate::runtime::record::RunRecord;
+use crate::settings::ConfigInfo;
 use std::path::PathBuf;
 
 /// What was run, as reports show it (already redacted).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Context {
+    /// The `mcpServers` key (or `command @ revision` for `--protocol all`); empty for a command.
+    pub name: String,
     /// Redacted argv, program first.
     pub argv: Vec<String>,
     pub cwd_requested: Option<PathBuf>,
@@ -31,6 +36,13 @@ pub struct Context {
     pub env_names: Vec<String>,
     /// (method, hasParams, source, safeToolCallName)
     pub operations: Vec<(String, bool, String, String)>,
+    pub config: ConfigInfo,
+    pub capability_probes: bool,
+    pub adversarial_probes: Vec<String>,
+    pub scan: Option<PathBuf>,
+    pub fail_on_static: bool,
+    pub runtimes: Vec<RuntimeVersion>,
+    pub package: Option<PackageInfo>,
 }
 
 /// One checked server.
@@ -42,6 +54,8 @@ pub struct Target {
     pub runs: Vec<RunRecord>,
     /// Every issue of every run (tagged with `run` when there are several), then cross-run issues.
     pub issues: Vec<Issue>,
+    /// Drift between runs, when there were several.
+    pub drift: Option<Drift>,
 }
 
 /// A whole report.
@@ -100,12 +114,25 @@ impl Target {
             }
             issues.extend(run.issues.iter().cloned());
         }
-        let name = context.argv.join(" ");
+        let drift = several.then(|| {
+            let (drift, found) = drift::compare(&runs);
+            for mut issue in found {
+                scrub_issue(&mut issue, &redactor);
+                issues.push(issue);
+            }
+            drift
+        });
+        let name = if context.name.is_empty() {
+            context.argv.join(" ")
+        } else {
+            redactor.scrub(&context.name)
+        };
         Target {
             name,
             context,
             runs,
             issues,
+            drift,
         }
     }
 }

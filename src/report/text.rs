@@ -3,7 +3,7 @@
 
 use super::{Report, Target, status};
 use crate::issue::{Issue, Location, escape_bytes};
-use crate::runtime::record::{OperationStatus, RunRecord, ShutdownStage};
+use crate::runtime::record::{CapabilityStatus, Era, OperationStatus, RunRecord, ShutdownStage};
 use std::fmt::Write;
 
 /// How many stderr lines a failing report shows.
@@ -34,6 +34,19 @@ fn target_text(out: &mut String, t: &Target, named: bool) {
             let _ = writeln!(out, "run {}:", run.run);
         }
         run_text(out, run, &t.context.protocol);
+    }
+    if let Some(d) = &t.drift {
+        if d.codes.is_empty() {
+            let _ = writeln!(
+                out,
+                "drift: none across {} runs ({} passed, {} failed)",
+                t.runs.len(),
+                d.passed_runs.len(),
+                d.failed_runs.len()
+            );
+        } else {
+            let _ = writeln!(out, "drift: {}", d.codes.join(", "));
+        }
     }
     for issue in &t.issues {
         issue_text(out, issue);
@@ -101,10 +114,42 @@ fn run_text(out: &mut String, run: &RunRecord, requested: &str) {
         }
     );
     let negotiated = run.negotiated_protocol.as_deref().unwrap_or("none");
-    if negotiated == requested {
+    if run.era == Era::Stateless {
+        let _ = writeln!(
+            out,
+            "protocol: {negotiated} (stateless era, found by server/discover; supported {})",
+            run.discover.supported_versions.join(", ")
+        );
+    } else if negotiated == requested {
         let _ = writeln!(out, "protocol: {negotiated}");
     } else {
         let _ = writeln!(out, "protocol: {negotiated} (requested {requested})");
+    }
+    let advertised: Vec<String> = run
+        .capability_checks
+        .iter()
+        .filter(|c| c.advertised)
+        .map(|c| {
+            let what = match (c.status, c.item_count) {
+                (CapabilityStatus::Responded, Some(n)) if c.pages > 1 => {
+                    format!("{n} in {} pages", c.pages)
+                }
+                (CapabilityStatus::Responded, Some(n)) => n.to_string(),
+                (CapabilityStatus::NotProbed, _) => "not probed".into(),
+                (status, _) => status.as_str().to_string(),
+            };
+            format!("{} {what}", c.kind.items_key())
+        })
+        .collect();
+    if !advertised.is_empty() {
+        let _ = writeln!(out, "capabilities: {}", advertised.join(", "));
+    }
+    if let Some(ts) = &run.tool_schema {
+        let _ = writeln!(
+            out,
+            "tool schemas: {}/{} valid",
+            ts.valid_tool_count, ts.tool_count
+        );
     }
     for op in &run.operations {
         let what = match op.status {

@@ -16,14 +16,16 @@ pub mod record;
 pub mod session;
 pub mod transport;
 
-use crate::catalog::{Check, runtime as rules};
+use crate::catalog::{Check, protocol as protocol_rules, runtime as rules};
 use crate::issue::{Issue, Phase};
+use probes::ProbeSpec;
 use probes::requests::{OperationSpec, Policy};
 use probes::shutdown::LadderConfig;
 use record::{
-    OperationRecord, OperationStatus, OutputRecord, ProcessOutcome, ProcessRecord, RunRecord,
-    ShutdownRecord, ShutdownStage, Timings,
+    DiscoverRecord, Era, OperationRecord, OperationStatus, OutputRecord, ProcessOutcome,
+    ProcessRecord, RunRecord, ShutdownRecord, ShutdownStage, Timings,
 };
+use serde_json::Value;
 use session::{Session, SessionConfig};
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
@@ -37,11 +39,34 @@ pub struct RunSpec {
     pub operations: Vec<OperationSpec>,
     pub ladder: LadderConfig,
     pub allow_operation_errors: bool,
+    pub probes: ProbeSpec,
 }
 
 /// Runs the server once, start to finish. Never panics on server behaviour; always returns a
 /// record, with every process of the run gone.
+///
+/// A server that dies on the `server/discover` probe is checked again in a fresh process
+/// without it: the probe must never cost a legacy server its verdict. The crash is reported
+/// (a warning) only when the second process shows the server works without the probe.
 pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
+    let first = run_once(spec, run, spec.probes.discover).await;
+    if first.discover.answer != Some("crashed") {
+        return first;
+    }
+    let mut second = run_once(spec, run, false).await;
+    if second.initialized {
+        second.discover = first.discover;
+        let issue = Issue::new(
+            &protocol_rules::DISCOVER_CRASHED,
+            "the server exited or closed stdout when sent server/discover, the first request of dual-era clients; without it the handshake works",
+        )
+        .phase(Phase::Initialize);
+        second.issues.insert(0, issue);
+    }
+    second
+}
+
+async fn run_once(spec: &RunSpec, run: u32, discover: bool) -> RunRecord {
     let start = Instant::now();
     let mut checks_ran = BTreeSet::new();
     checks_ran.insert(Check::Process);
@@ -90,6 +115,11 @@ pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
                 negotiated_protocol: None,
                 initialize_result: None,
                 capability_keys: Vec::new(),
+                era: Era::Legacy,
+                discover: DiscoverRecord::default(),
+                capability_probes: spec.probes.capabilities,
+                capability_checks: probes::lists::unprobed(&Value::Null).checks,
+                tool_schema: None,
                 operations: skipped(&spec.operations),
                 frames: 0,
                 invalid_frames: 0,
@@ -108,19 +138,70 @@ pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
     checks_ran.extend([Check::Initialize, Check::Stdout, Check::JsonRpc]);
     let mut s = Session::new(link, spec.session.clone());
 
-    let hs = probes::handshake::run(&mut s).await;
+    // Era: a stateless server answers `server/discover`; anything else goes on with `initialize`.
+    let (era, discover_rec) = if discover {
+        probes::discover::run(&mut s, spec.probes.discover_window).await
+    } else {
+        (probes::discover::Era::Legacy, DiscoverRecord::default())
+    };
+    let mut hs = probes::handshake::Handshake::default();
+    let (era, capabilities) = match era {
+        probes::discover::Era::Stateless {
+            capabilities,
+            usable,
+        } => {
+            hs.ok = usable;
+            (Era::Stateless, capabilities)
+        }
+        probes::discover::Era::Legacy => {
+            hs = probes::handshake::run(&mut s).await;
+            let caps = hs
+                .result
+                .as_ref()
+                .and_then(|r| r.get("capabilities"))
+                .filter(|c| c.is_object())
+                .cloned()
+                .unwrap_or(Value::Null);
+            (Era::Legacy, caps)
+        }
+        probes::discover::Era::Crashed => (Era::Legacy, Value::Null),
+    };
     let init_time = start.elapsed();
+    let lists = if hs.ok && spec.probes.capabilities {
+        checks_ran.insert(Check::Capabilities);
+        probes::lists::run(
+            &mut s,
+            &capabilities,
+            &probes::lists::ListsConfig {
+                max_pages: spec.probes.max_pages,
+                name_rule: spec.probes.name_rule,
+            },
+        )
+        .await
+    } else {
+        probes::lists::unprobed(&capabilities)
+    };
+    let mut tool_schema = lists.tool_schema.clone();
     let operations = if hs.ok {
         if !spec.operations.is_empty() {
             checks_ran.insert(Check::Operation);
         }
-        let policy = Policy {
+        let mut policy = Policy {
             allow_errors: spec.allow_operation_errors,
+            tools: lists.tools.clone(),
+            name_rule: spec.probes.name_rule,
         };
-        probes::requests::run(&mut s, &spec.operations, &policy).await
+        let (ops, extra) = probes::requests::run(&mut s, &spec.operations, &mut policy).await;
+        if tool_schema.is_none() {
+            tool_schema = extra.tool_schema;
+        }
+        ops
     } else {
         skipped(&spec.operations)
     };
+    if tool_schema.is_some() {
+        checks_ran.insert(Check::ToolSchema);
+    }
     let ops_time = start.elapsed();
     let exit_phase_before = s.exited.map(|_| s.phase);
     let shutdown = probes::shutdown::run(&mut s, &mut server, &spec.ladder).await;
@@ -135,6 +216,12 @@ pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
             tail.truncated(),
         )
     };
+    if hs.ok {
+        let messages = s.server_messages.clone();
+        for issue in checks::notifications::undeclared(&messages, &capabilities) {
+            s.record(issue);
+        }
+    }
     if stderr_truncated {
         s.record(Issue::new(
             &rules::STDERR_OUTPUT_LIMIT_EXCEEDED,
@@ -202,11 +289,8 @@ pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
             ..output_limits
         },
     };
-    let capability_keys = hs
-        .result
-        .as_ref()
-        .and_then(|r| r.get("capabilities"))
-        .and_then(|c| c.as_object())
+    let capability_keys = capabilities
+        .as_object()
         .map(|c| {
             let mut keys: Vec<String> = c.keys().cloned().collect();
             keys.sort();
@@ -222,6 +306,11 @@ pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
         negotiated_protocol: s.negotiated.clone(),
         initialize_result: hs.result,
         capability_keys,
+        era,
+        discover: discover_rec,
+        capability_probes: spec.probes.capabilities,
+        capability_checks: lists.checks,
+        tool_schema,
         operations,
         frames: stats.frames,
         invalid_frames: stats.invalid_frames,

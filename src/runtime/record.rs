@@ -1,5 +1,7 @@
 //! What one run of a server produced: the data every report format renders. Plain data.
 
+use super::checks::lists::ListKind;
+use super::checks::tools::ToolSummary;
 use crate::catalog::Check;
 use crate::issue::{Issue, Phase};
 use serde_json::Value;
@@ -149,6 +151,98 @@ pub struct Timings {
     pub total: Duration,
 }
 
+/// The protocol era the server speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Era {
+    /// `initialize` handshake (2024-11-05 to 2025-11-25).
+    #[default]
+    Legacy,
+    /// No handshake; `server/discover` (2026-07-28).
+    Stateless,
+}
+
+impl Era {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Era::Legacy => "legacy",
+            Era::Stateless => "stateless",
+        }
+    }
+}
+
+/// What the `server/discover` probe saw.
+#[derive(Debug, Clone, Default)]
+pub struct DiscoverRecord {
+    pub probed: bool,
+    /// `result`, `error`, `silence`, `crashed`, `unexpected-result`, `broken`.
+    pub answer: Option<&'static str>,
+    pub supported_versions: Vec<String>,
+    pub duration: Option<Duration>,
+}
+
+/// How the probe of one advertised list went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CapabilityStatus {
+    /// The capability is not advertised: skipped, not failed.
+    NotAdvertised,
+    /// Advertised, but probes were off (`smoke`) or the session ended first.
+    NotProbed,
+    Responded,
+    Unsupported,
+    Error,
+    Timeout,
+    MissingResponse,
+    /// The reply arrived but was unusable (broken envelope or result shape).
+    Invalid,
+}
+
+impl CapabilityStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CapabilityStatus::NotAdvertised => "not-advertised",
+            CapabilityStatus::NotProbed => "not-probed",
+            CapabilityStatus::Responded => "responded",
+            CapabilityStatus::Unsupported => "unsupported",
+            CapabilityStatus::Error => "error",
+            CapabilityStatus::Timeout => "timeout",
+            CapabilityStatus::MissingResponse => "missing-response",
+            CapabilityStatus::Invalid => "invalid",
+        }
+    }
+}
+
+/// The probe of one advertised list method.
+#[derive(Debug, Clone)]
+pub struct CapabilityCheck {
+    pub kind: ListKind,
+    pub advertised: bool,
+    pub status: CapabilityStatus,
+    /// Items over all pages (repeats across pages counted once).
+    pub item_count: Option<usize>,
+    pub pages: usize,
+    /// Item identifiers (names, URIs), for drift.
+    pub item_ids: Vec<String>,
+    pub error: Option<(i64, String)>,
+}
+
+impl CapabilityCheck {
+    pub fn new(kind: ListKind, advertised: bool) -> CapabilityCheck {
+        CapabilityCheck {
+            kind,
+            advertised,
+            status: if advertised {
+                CapabilityStatus::NotProbed
+            } else {
+                CapabilityStatus::NotAdvertised
+            },
+            item_count: None,
+            pages: 0,
+            item_ids: Vec::new(),
+            error: None,
+        }
+    }
+}
+
 /// Everything one run produced.
 #[derive(Debug, Clone)]
 pub struct RunRecord {
@@ -162,6 +256,14 @@ pub struct RunRecord {
     pub negotiated_protocol: Option<String>,
     pub initialize_result: Option<Value>,
     pub capability_keys: Vec<String>,
+    pub era: Era,
+    pub discover: DiscoverRecord,
+    /// Whether advertised list methods were probed in this run.
+    pub capability_probes: bool,
+    /// One entry per list method, advertised or not.
+    pub capability_checks: Vec<CapabilityCheck>,
+    /// The `toolSchema` summary when a tools list was checked.
+    pub tool_schema: Option<ToolSummary>,
     pub operations: Vec<OperationRecord>,
     pub frames: u64,
     pub invalid_frames: u64,
@@ -175,5 +277,10 @@ pub struct RunRecord {
 impl RunRecord {
     pub fn has_errors(&self) -> bool {
         self.issues.iter().any(Issue::is_error)
+    }
+
+    /// The probe of one list, if the run has it.
+    pub fn capability(&self, kind: ListKind) -> Option<&CapabilityCheck> {
+        self.capability_checks.iter().find(|c| c.kind == kind)
     }
 }

@@ -151,8 +151,14 @@ pub struct Session {
     /// Error responses with `id: null` (replies to frames the server could not read).
     pub unpaired_errors: Vec<(Duration, RpcError)>,
     pub negotiated: Option<String>,
-    /// `notifications/initialized` was sent.
+    /// The session is ready for normal requests: `notifications/initialized` was sent (legacy
+    /// era) or `server/discover` proved a stateless server.
     pub initialized: bool,
+    /// Stateless era: the `_meta` every request carries (protocol version, client info and
+    /// capabilities), merged into the request's params.
+    pub request_meta: Option<Value>,
+    /// Replies that arrived after their wait had ended (timeout), by request id.
+    pub late_replies: HashMap<Id, Reply>,
     pub exited: Option<(Duration, ExitInfo)>,
     pub stdout_eof: Option<Duration>,
     pub stdout_limit: Option<(Duration, u64)>,
@@ -188,6 +194,8 @@ impl Session {
             unpaired_errors: Vec::new(),
             negotiated: None,
             initialized: false,
+            request_meta: None,
+            late_replies: HashMap::new(),
             exited: None,
             stdout_eof: None,
             stdout_limit: None,
@@ -251,6 +259,21 @@ impl Session {
         let id = Id::Int(self.next_id);
         self.next_id += 1;
         let mut msg = json!({"jsonrpc": "2.0", "id": id.to_value(), "method": method});
+        let params = match (&self.request_meta, params) {
+            (Some(meta), Some(Value::Object(mut p))) => {
+                let entry = p
+                    .entry("_meta")
+                    .or_insert_with(|| Value::Object(Default::default()));
+                if let (Value::Object(m), Value::Object(add)) = (entry, meta) {
+                    for (k, v) in add {
+                        m.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                }
+                Some(Value::Object(p))
+            }
+            (Some(meta), None) => Some(json!({"_meta": meta})),
+            (_, params) => params,
+        };
         if let Some(p) = params {
             msg["params"] = p;
         }
@@ -266,6 +289,11 @@ impl Session {
         self.note(Direction::ToServer, format!("request {method} #{id}"));
         self.send_message(&msg);
         self.wait_for(&id, Instant::now() + timeout).await
+    }
+
+    /// The id of the last request sent.
+    pub fn last_request_id(&self) -> Id {
+        Id::Int(self.next_id - 1)
     }
 
     /// Sends a notification.
@@ -692,6 +720,7 @@ impl Session {
         if self.settled.contains(&id) {
             // A late or repeated reply to a request already reported (timeout, broken reply).
             self.note(Direction::FromServer, format!("late reply #{id}"));
+            self.late_replies.entry(id).or_insert_with(|| reply(at));
             return;
         }
         if self.answered.contains(&id) || self.replies.contains_key(&id) {

@@ -162,8 +162,11 @@ pub fn normalize_json(value: &mut Value) {
     match value {
         Value::Object(map) => {
             for (k, v) in map.iter_mut() {
-                let volatile =
-                    k == "pid" || k == "osRelease" || (k.ends_with("Ms") && k != "timeoutMs");
+                // Runtime versions (python, node) differ between machines.
+                let volatile = k == "pid"
+                    || k == "osRelease"
+                    || k == "runtimes"
+                    || (k.ends_with("Ms") && k != "timeoutMs");
                 if volatile && !v.is_null() {
                     *v = Value::from("<N>");
                 } else {

@@ -1,7 +1,9 @@
 //! Probes: one file per phase of a run. Each drives the [`Session`](super::session::Session) and
 //! leaves its verdicts in the session's issues (judging pure data through `checks/`).
 
+pub mod discover;
 pub mod handshake;
+pub mod lists;
 pub mod requests;
 pub mod shutdown;
 
@@ -9,6 +11,58 @@ use super::session::Outcome;
 use super::transport::ExitInfo;
 use crate::catalog::runtime as rules;
 use crate::issue::Issue;
+use crate::runtime::checks::tools::NameRule;
+use crate::runtime::session::Session;
+use serde_json::Value;
+use std::time::Duration;
+
+/// Which probes a run sends beyond the handshake and the explicit operations.
+#[derive(Debug, Clone)]
+pub struct ProbeSpec {
+    /// Send `server/discover` first (dual-era detection).
+    pub discover: bool,
+    /// How long a silent server may take to answer `server/discover` before it counts as legacy.
+    pub discover_window: Duration,
+    /// List every advertised capability (`tools/list`, `resources/list`, ...).
+    pub capabilities: bool,
+    /// Pages followed per list before giving up.
+    pub max_pages: usize,
+    pub name_rule: NameRule,
+}
+
+impl Default for ProbeSpec {
+    fn default() -> Self {
+        ProbeSpec {
+            discover: true,
+            discover_window: Duration::from_millis(1000),
+            capabilities: true,
+            max_pages: 100,
+            name_rule: NameRule::Spec,
+        }
+    }
+}
+
+/// Stateless era: every result MUST carry `resultType` (reported once per method).
+pub fn check_result_type(s: &mut Session, method: &str, value: &Value) {
+    if s.request_meta.is_none() || value.get("resultType").is_some_and(Value::is_string) {
+        return;
+    }
+    let already = s.issues.iter().any(|i| {
+        i.code() == crate::catalog::protocol::RESULT_TYPE_MISSING.code
+            && i.fields.get("method").and_then(Value::as_str) == Some(method)
+    });
+    if !already {
+        s.record(
+            Issue::new(
+                &crate::catalog::protocol::RESULT_TYPE_MISSING,
+                format!(
+                    "the {method} result has no string resultType, which the stateless era requires"
+                ),
+            )
+            .field("method", method),
+        );
+    }
+}
 
 /// The detail code for an exit, given the phase wording (`before-initialize`, `during-operation`, ...).
 pub fn exit_detail(exit: &ExitInfo, suffix: &str) -> &'static str {

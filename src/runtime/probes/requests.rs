@@ -1,8 +1,11 @@
 //! Explicit operations: each `--request` (and, later, config requests and safe tool calls).
 
 use super::{exit_detail, stdout_closed_issue};
-use crate::catalog::{Severity, runtime as rules};
+use crate::catalog::{Severity, protocol as protocol_rules, runtime as rules};
 use crate::issue::{Issue, Phase};
+use crate::runtime::checks::lists::{self, ListKind};
+use crate::runtime::checks::tool_result;
+use crate::runtime::checks::tools::{self, NameRule, ToolSummary};
 use crate::runtime::record::{OperationRecord, OperationStatus};
 use crate::runtime::session::{Outcome, Reply, Session};
 use serde_json::Value;
@@ -18,12 +21,29 @@ pub struct OperationSpec {
 }
 
 pub struct Policy {
-    /// Error replies to explicit operations are warnings instead of errors.
+    /// Error replies to explicit operations (and `isError` tool results) are warnings instead of
+    /// errors.
     pub allow_errors: bool,
+    /// Tool definitions from the capability probe, for judging call results; `None` when tools
+    /// were not listed (then an explicit `tools/list` is judged here).
+    pub tools: Option<Vec<Value>>,
+    pub name_rule: NameRule,
 }
 
-pub async fn run(s: &mut Session, ops: &[OperationSpec], policy: &Policy) -> Vec<OperationRecord> {
+/// What the operations produced besides their records.
+#[derive(Debug, Default)]
+pub struct Extra {
+    /// The `toolSchema` summary of an explicit `tools/list` judged here.
+    pub tool_schema: Option<ToolSummary>,
+}
+
+pub async fn run(
+    s: &mut Session,
+    ops: &[OperationSpec],
+    policy: &mut Policy,
+) -> (Vec<OperationRecord>, Extra) {
     let mut out = Vec::new();
+    let mut extra = Extra::default();
     for op in ops {
         let mut rec = OperationRecord {
             method: op.method.clone(),
@@ -48,6 +68,8 @@ pub async fn run(s: &mut Session, ops: &[OperationSpec], policy: &Policy) -> Vec
         match outcome {
             Outcome::Reply(Reply::Result { value, .. }) => {
                 rec.status = OperationStatus::Responded;
+                super::check_result_type(s, method, &value);
+                judge_result(s, op, &value, policy, &mut extra);
                 rec.result = Some(value);
             }
             Outcome::Reply(Reply::Error { error, .. }) => {
@@ -107,5 +129,78 @@ pub async fn run(s: &mut Session, ops: &[OperationSpec], policy: &Policy) -> Vec
         }
         out.push(rec);
     }
-    out
+    (out, extra)
+}
+
+/// Judges the result of an explicit `tools/call` (content, `isError`, `structuredContent`) and of
+/// an explicit `tools/list` when the capability probe did not list tools.
+fn judge_result(
+    s: &mut Session,
+    op: &OperationSpec,
+    value: &Value,
+    policy: &mut Policy,
+    extra: &mut Extra,
+) {
+    let revision = s
+        .negotiated
+        .clone()
+        .unwrap_or_else(|| s.cfg.protocol.clone());
+    match op.method.as_str() {
+        "tools/call" => {
+            let name = op
+                .params
+                .as_ref()
+                .and_then(|p| p.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let output_schema = policy.tools.as_ref().and_then(|tools| {
+                tools
+                    .iter()
+                    .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
+                    .and_then(|t| t.get("outputSchema"))
+                    .filter(|o| o.is_object())
+                    .cloned()
+            });
+            let verdict = tool_result::check(value, name, output_schema.as_ref(), &revision);
+            for i in verdict.issues {
+                s.record(i);
+            }
+            if verdict.is_error {
+                let severity = if policy.allow_errors {
+                    Severity::Warning
+                } else {
+                    Severity::Error
+                };
+                let text = value
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .and_then(|c| c.iter().find_map(|b| b.get("text").and_then(Value::as_str)))
+                    .unwrap_or("");
+                s.record(
+                    Issue::new(
+                        &protocol_rules::TOOL_RESULT_IS_ERROR,
+                        format!(
+                            "tool {name:?} returned isError: true: {:?}",
+                            crate::runtime::checks::initialize::short(&Value::from(text))
+                        ),
+                    )
+                    .severity(severity)
+                    .field("tool", name),
+                );
+            }
+        }
+        "tools/list" if policy.tools.is_none() => {
+            let mut issues = Vec::new();
+            if let Some(page) = lists::page(ListKind::Tools, value, 1, &mut issues) {
+                let (found, summary) = tools::check(&page.items, &revision, policy.name_rule);
+                issues.extend(found);
+                extra.tool_schema = Some(summary);
+                policy.tools = Some(page.items);
+            }
+            for i in issues {
+                s.record(i);
+            }
+        }
+        _ => {}
+    }
 }

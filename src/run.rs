@@ -1,0 +1,95 @@
+//! One invocation, start to finish: every target (server) of the settings, each run `repeat`
+//! times in fresh processes, targets checked concurrently with bounded parallelism, then one
+//! [`Report`] with a section per target. Async; `main.rs` owns the runtime and the output.
+
+use crate::fingerprint;
+use crate::redact::Redactor;
+use crate::report::{Context, Report, Target};
+use crate::runtime;
+use crate::settings::{Settings, TargetSettings};
+use std::sync::Arc;
+use tokio::sync::Semaphore;
+
+pub async fn check(settings: &Settings) -> Report {
+    let gate = Arc::new(Semaphore::new(settings.jobs.max(1)));
+    let tasks: Vec<_> = settings
+        .targets
+        .iter()
+        .cloned()
+        .map(|t| {
+            let gate = gate.clone();
+            let shared = settings.clone();
+            tokio::spawn(async move {
+                let _permit = gate
+                    .acquire_owned()
+                    .await
+                    .expect("the semaphore is never closed");
+                check_target(&shared, t).await
+            })
+        })
+        .collect();
+    let mut targets = Vec::new();
+    for task in tasks {
+        match task.await {
+            Ok(t) => targets.push(t),
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
+    }
+    Report { targets }
+}
+
+async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
+    let mut runs = Vec::new();
+    for n in 1..=t.repeat {
+        runs.push(runtime::run_server(&t.spec, n).await);
+    }
+    let (argv, cwd, env) = (
+        t.argv.clone(),
+        t.cwd_resolved.clone(),
+        t.spec.spawn.env.clone(),
+    );
+    let facts = tokio::task::spawn_blocking(move || {
+        (
+            fingerprint::runtimes(&argv, &cwd, &env),
+            fingerprint::package(&argv, &cwd),
+        )
+    })
+    .await
+    .unwrap_or_default();
+    let mut secrets = Redactor::new();
+    for value in &t.env_values {
+        secrets.add(value);
+    }
+    let context = Context {
+        name: t.name.clone(),
+        argv: t.argv.clone(),
+        cwd_requested: t.cwd_requested.clone(),
+        cwd_resolved: t.cwd_resolved.clone(),
+        protocol: t.spec.session.protocol.clone(),
+        timeout_ms: t.spec.session.timeout.as_millis() as u64,
+        repeat: t.repeat,
+        profile: settings.profile.as_str().to_string(),
+        env_names: t.env_names.clone(),
+        operations: t
+            .spec
+            .operations
+            .iter()
+            .map(|o| {
+                (
+                    o.method.clone(),
+                    o.params.is_some(),
+                    o.source.to_string(),
+                    o.safe_tool_call_name.clone().unwrap_or_default(),
+                )
+            })
+            .collect(),
+        config: settings.config.clone(),
+        capability_probes: t.spec.probes.capabilities,
+        adversarial_probes: settings.adversarial.probes.clone(),
+        scan: settings.scan.clone(),
+        fail_on_static: settings.fail_on_static,
+        runtimes: facts.0,
+        package: facts.1,
+    };
+    Target::new(context, runs, &secrets)
+}

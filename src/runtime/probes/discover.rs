@@ -1,0 +1,109 @@
+//! The era probe, sent before anything else as dual-era clients do: `server/discover`. A discover
+//! result naming a stateless revision means the 2026-07-28 era (no `initialize`); an error, silence
+//! within a short window, or any other answer means legacy. The window is short on purpose: a
+//! legacy server that ignores unknown methods must not cost the full timeout on every run.
+
+use crate::issue::Phase;
+use crate::protocol;
+use crate::runtime::checks::discover::{self, Verdict};
+use crate::runtime::record::DiscoverRecord;
+use crate::runtime::session::{Outcome, Reply, Session};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// What the probe decided.
+#[derive(Debug)]
+pub enum Era {
+    /// A stateless server: its capabilities, and whether the session can go on.
+    Stateless { capabilities: Value, usable: bool },
+    /// Legacy: go on with `initialize`.
+    Legacy,
+    /// The process exited or closed stdout on the probe.
+    Crashed,
+}
+
+/// The `_meta` every stateless-era request carries.
+pub fn request_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": protocol::MODERN_REVISION,
+        "io.modelcontextprotocol/clientInfo": {"name": "mcp-stdio-guard", "version": crate::VERSION},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+pub async fn run(s: &mut Session, window: Duration) -> (Era, DiscoverRecord) {
+    s.phase = Phase::Initialize;
+    let mut rec = DiscoverRecord {
+        probed: true,
+        ..DiscoverRecord::default()
+    };
+    let started = s.now();
+    let window = window.min(s.cfg.timeout);
+    let outcome = s
+        .request_with_timeout(
+            "server/discover",
+            Some(json!({"_meta": request_meta()})),
+            window,
+        )
+        .await;
+    rec.duration = Some(s.now().saturating_sub(started));
+    let era = match outcome {
+        Outcome::Reply(Reply::Result { value, .. }) => accept(s, &value, &mut rec),
+        Outcome::Reply(Reply::Error { .. }) => {
+            rec.answer = Some("error");
+            Era::Legacy
+        }
+        Outcome::Reply(Reply::Broken { .. }) | Outcome::Misaddressed => {
+            rec.answer = Some("broken");
+            Era::Legacy
+        }
+        Outcome::Timeout => {
+            rec.answer = Some("silence");
+            Era::Legacy
+        }
+        Outcome::OutputLimit => {
+            rec.answer = Some("broken");
+            Era::Legacy
+        }
+        Outcome::Exited(_) | Outcome::StdoutClosed => {
+            rec.answer = Some("crashed");
+            Era::Crashed
+        }
+    };
+    (era, rec)
+}
+
+/// Judges a discover result; on a stateless server, readies the session for its requests.
+pub fn accept(s: &mut Session, value: &Value, rec: &mut DiscoverRecord) -> Era {
+    match discover::check(value) {
+        Verdict::Stateless {
+            versions,
+            capabilities,
+            issues,
+            usable,
+        } => {
+            for i in issues {
+                s.record(i);
+            }
+            rec.answer = Some("result");
+            rec.supported_versions = versions;
+            s.negotiated = Some(protocol::MODERN_REVISION.to_string());
+            if usable {
+                s.request_meta = Some(request_meta());
+                s.initialized = true;
+                s.phase = Phase::PostInitialize;
+            }
+            Era::Stateless {
+                capabilities,
+                usable,
+            }
+        }
+        Verdict::Legacy { issues } => {
+            for i in issues {
+                s.record(i);
+            }
+            rec.answer = Some("unexpected-result");
+            Era::Legacy
+        }
+    }
+}

@@ -1,0 +1,642 @@
+//! What a run uses, resolved in one place: profile ← config file ← command-line flags (a flag
+//! given on the command line always wins, then the config file, then the profile's preset, then
+//! the built-in default). Everything is validated here, before anything is spawned.
+
+use crate::cli::{self, Format, RunArgs};
+use crate::config::{self, FileConfig, McpServer};
+use crate::exit::Failure;
+use crate::protocol;
+use crate::runtime::RunSpec;
+use crate::runtime::checks::tools::NameRule;
+use crate::runtime::framing::FramerLimits;
+use crate::runtime::probes::ProbeSpec;
+use crate::runtime::probes::requests::OperationSpec;
+use crate::runtime::probes::shutdown::LadderConfig;
+use crate::runtime::process::SpawnSpec;
+use crate::runtime::session::SessionConfig;
+use clap::ArgMatches;
+use clap::parser::ValueSource;
+use serde_json::Value;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The reference's profiles: deterministic presets that explicit flags narrow or deepen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Profile {
+    /// Explicit flags and the defaults (capability probes on).
+    #[default]
+    Custom,
+    /// The handshake (and explicit requests) only: no capability probes.
+    Smoke,
+    /// Capability probes and two runs for cold/warm drift.
+    Registry,
+    /// JSON output; static-scan findings fail.
+    Ci,
+    /// `ci` + `registry` + every adversarial probe.
+    Strict,
+}
+
+impl Profile {
+    pub const NAMES: [&str; 5] = ["custom", "smoke", "registry", "ci", "strict"];
+
+    pub fn parse(name: &str) -> Option<Profile> {
+        Some(match name {
+            "custom" => Profile::Custom,
+            "smoke" => Profile::Smoke,
+            "registry" => Profile::Registry,
+            "ci" => Profile::Ci,
+            "strict" => Profile::Strict,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Profile::Custom => "custom",
+            Profile::Smoke => "smoke",
+            Profile::Registry => "registry",
+            Profile::Ci => "ci",
+            Profile::Strict => "strict",
+        }
+    }
+
+    fn capability_probes(self) -> bool {
+        self != Profile::Smoke
+    }
+
+    fn repeat(self) -> u32 {
+        match self {
+            Profile::Registry | Profile::Strict => 2,
+            _ => 1,
+        }
+    }
+
+    fn json(self) -> bool {
+        matches!(self, Profile::Ci | Profile::Strict)
+    }
+
+    fn fail_on_static(self) -> bool {
+        matches!(self, Profile::Ci | Profile::Strict)
+    }
+
+    fn adversarial(self) -> Vec<String> {
+        if self == Profile::Strict {
+            ADVERSARIAL_PROBES.iter().map(|s| s.to_string()).collect()
+        } else {
+            Vec::new()
+        }
+    }
+}
+
+/// The reference's built-in adversarial probes (issue 4 runs them; here they are only chosen).
+pub const ADVERSARIAL_PROBES: [&str; 4] = [
+    "invalid-method",
+    "invalid-params",
+    "notification",
+    "malformed-json",
+];
+
+/// How many servers of an `mcpServers` file run at once.
+pub const DEFAULT_JOBS: usize = 4;
+
+/// Hostile-input settings, recorded for the adversarial probes and the no-effect proof.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Adversarial {
+    pub probes: Vec<String>,
+    pub tool_calls: Vec<config::ToolCall>,
+    /// Config `effects` (`true`, or an object of settings).
+    pub effects: Option<Value>,
+}
+
+/// What the config file contributed, for the report's `config` block.
+#[derive(Debug, Clone, Default)]
+pub struct ConfigInfo {
+    pub enabled: bool,
+    pub path: String,
+    pub resolved_path: String,
+    pub command: bool,
+    pub cwd: bool,
+    pub env_names: Vec<String>,
+    pub requests: Vec<String>,
+    pub safe_tool_calls: Vec<String>,
+    pub adversarial_probes: Vec<String>,
+    pub adversarial_tool_calls: Vec<String>,
+}
+
+/// One server to check.
+#[derive(Debug, Clone)]
+pub struct TargetSettings {
+    /// The `mcpServers` key, or empty for a command given directly.
+    pub name: String,
+    pub spec: RunSpec,
+    /// The command as given (program first), for reports (redacted there).
+    pub argv: Vec<String>,
+    pub cwd_requested: Option<PathBuf>,
+    pub cwd_resolved: PathBuf,
+    /// Names of the variables set for the server (their values are secrets).
+    pub env_names: Vec<String>,
+    /// The values, for scrubbing reports.
+    pub env_values: Vec<String>,
+    /// Fresh processes to run (`--repeat`).
+    pub repeat: u32,
+}
+
+/// A resolved invocation: one or more servers and how to report them.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub format: Format,
+    pub profile: Profile,
+    pub targets: Vec<TargetSettings>,
+    /// Servers checked at once.
+    pub jobs: usize,
+    pub config: ConfigInfo,
+    pub adversarial: Adversarial,
+    /// Static scan path (config `scan`/`scanPath`) and whether its findings fail.
+    pub scan: Option<PathBuf>,
+    pub fail_on_static: bool,
+    /// Things the user should know that are not findings (skipped `mcpServers` entries).
+    pub notes: Vec<String>,
+}
+
+/// The `--protocol` values besides the revisions themselves.
+pub const ALL_REVISIONS: &str = "all";
+
+pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
+    let here = std::env::current_dir()
+        .map_err(|e| Failure::usage(format!("cannot read the current directory: {e}")))?;
+    let given = |id: &str| m.value_source(id) == Some(ValueSource::CommandLine);
+    let cfg: FileConfig = match &args.config {
+        Some(path) => config::load(path, &here).map_err(Failure::usage)?,
+        None => FileConfig::default(),
+    };
+    let profile_name = if given("profile") {
+        args.profile.clone()
+    } else {
+        cfg.profile.clone()
+    };
+    let profile = match profile_name {
+        None => Profile::Custom,
+        Some(name) => Profile::parse(&name).ok_or_else(|| {
+            Failure::usage(format!(
+                "profile {name:?} is unknown: use one of {}",
+                Profile::NAMES.join(", ")
+            ))
+        })?,
+    };
+
+    let protocol = if given("protocol") {
+        args.protocol.clone()
+    } else {
+        cfg.protocol
+            .clone()
+            .unwrap_or_else(|| protocol::DEFAULT_REVISION.to_string())
+    };
+    if protocol != ALL_REVISIONS && !protocol::LEGACY_REVISIONS.contains(&protocol.as_str()) {
+        return Err(Failure::usage(format!(
+            "--protocol {protocol:?} is not a supported revision: use one of {} or all",
+            protocol::LEGACY_REVISIONS.join(", ")
+        )));
+    }
+    let pick = |flag: &str, cli: u64, file: Option<u64>| {
+        if given(flag) {
+            cli
+        } else {
+            file.unwrap_or(cli)
+        }
+    };
+    let timeout = pick("timeout", args.timeout, cfg.timeout_ms);
+    let max_stdout_bytes = pick(
+        "max_stdout_bytes",
+        args.max_stdout_bytes,
+        cfg.max_stdout_bytes,
+    );
+    let max_line = pick(
+        "max_stdout_line_bytes",
+        args.max_stdout_line_bytes,
+        cfg.max_stdout_line_bytes,
+    );
+    let max_stderr = pick(
+        "max_stderr_bytes",
+        args.max_stderr_bytes,
+        cfg.max_stderr_bytes,
+    );
+    let quiet_ms = pick("quiet_ms", args.quiet_ms, cfg.quiet_ms);
+    let grace = pick("shutdown_grace", args.shutdown_grace, cfg.shutdown_grace_ms);
+    let max_pages = pick("max_pages", args.max_pages, cfg.max_pages);
+    for (flag, value) in [
+        ("--timeout", timeout),
+        ("--max-stdout-bytes", max_stdout_bytes),
+        ("--max-stdout-line-bytes", max_line),
+        ("--max-stderr-bytes", max_stderr),
+        ("--shutdown-grace", grace),
+        ("--max-pages", max_pages),
+    ] {
+        if value == 0 {
+            return Err(Failure::usage(format!("{flag} must be greater than 0")));
+        }
+    }
+    let repeat = if given("repeat") {
+        args.repeat
+    } else {
+        cfg.repeat.unwrap_or(u64::from(profile.repeat()))
+    };
+    if repeat == 0 || repeat > 100 {
+        return Err(Failure::usage(format!(
+            "--repeat {repeat} is out of range: use 1 to 100 fresh runs"
+        )));
+    }
+    let format = if given("format") {
+        args.format.unwrap_or(Format::Text)
+    } else if args.json || cfg.json.unwrap_or(profile.json()) {
+        Format::Json
+    } else {
+        Format::Text
+    };
+    let capability_probes = if given("capability_probes") {
+        true
+    } else if given("no_capability_probes") {
+        false
+    } else {
+        cfg.capability_probes.unwrap_or(profile.capability_probes())
+    };
+    let discover = if given("no_discover") {
+        false
+    } else {
+        cfg.discover.unwrap_or(true)
+    };
+    let name_rule_text = if given("tool_name_rule") {
+        args.tool_name_rule.clone()
+    } else {
+        cfg.tool_name_rule
+            .clone()
+            .unwrap_or_else(|| args.tool_name_rule.clone())
+    };
+    let name_rule = NameRule::parse(&name_rule_text).ok_or_else(|| {
+        Failure::usage(format!(
+            "tool name rule {name_rule_text:?} is unknown: use spec or strict-client"
+        ))
+    })?;
+    let allow_sigterm = args.allow_sigterm_shutdown || cfg.allow_sigterm_shutdown.unwrap_or(false);
+    let allow_errors = args.allow_operation_errors || cfg.allow_operation_errors.unwrap_or(false);
+
+    let adversarial_given = given("adversarial_probes") || given("adversarial_probe");
+    let adversarial_raw: Vec<String> = if adversarial_given {
+        args.adversarial_probes
+            .iter()
+            .flat_map(|list| list.split(','))
+            .chain(args.adversarial_probe.iter().map(String::as_str))
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    } else if let Some(list) = &cfg.adversarial_probes {
+        list.clone()
+    } else {
+        profile.adversarial()
+    };
+    let adversarial = Adversarial {
+        probes: adversarial_names(&adversarial_raw)?,
+        tool_calls: cfg.adversarial_tool_calls.clone(),
+        effects: cfg.effects.clone(),
+    };
+
+    let scan = match &cfg.scan {
+        Some(p) if !p.exists() => {
+            return Err(Failure::usage(format!(
+                "config scan path {} does not exist: point \"scan\" at the server's source folder",
+                p.display()
+            )));
+        }
+        other => other.clone(),
+    };
+    let fail_on_static = cfg.fail_on_static.unwrap_or(profile.fail_on_static());
+
+    // Operations: explicit --request flags replace the config's requests; safe tool calls follow.
+    let mut operations = cli::pair_requests(&args.requests, &args.params, m)?;
+    if operations.is_empty() {
+        operations = cfg.requests.clone();
+    }
+    operations.extend(cfg.safe_tool_calls.iter().map(config::ToolCall::operation));
+
+    let mut cli_env = Vec::new();
+    for entry in &args.env {
+        match entry.split_once('=') {
+            Some((k, v)) if !k.is_empty() && !k.contains('\0') => {
+                cli_env.push((k.to_string(), v.to_string()))
+            }
+            _ => {
+                return Err(Failure::usage(format!(
+                    "--env {entry:?} is not KEY=VALUE: write it as --env NAME=value"
+                )));
+            }
+        }
+    }
+    let cli_cwd = args.cwd.as_ref().map(|c| here.join(c));
+    if let (Some(full), Some(given_cwd)) = (&cli_cwd, &args.cwd) {
+        check_dir(full, &format!("--cwd {}", given_cwd.display()))?;
+    }
+    if let Some(c) = &cfg.cwd {
+        check_dir(c, &format!("config cwd {}", c.display()))?;
+    }
+
+    let knobs = Knobs {
+        timeout,
+        max_stdout_bytes,
+        max_line,
+        max_stderr,
+        quiet_ms,
+        grace,
+        allow_sigterm,
+        allow_errors,
+        probes: ProbeSpec {
+            discover,
+            capabilities: capability_probes,
+            max_pages: max_pages as usize,
+            name_rule,
+            ..ProbeSpec::default()
+        },
+        operations,
+        repeat: repeat as u32,
+    };
+
+    let mut notes = Vec::new();
+    let mut targets = Vec::new();
+    if let Some(mcp_path) = &args.mcp_config {
+        if !args.command.is_empty() || cfg.command.is_some() {
+            return Err(Failure::usage(
+                "--mcp-config names the servers to check: do not also give a command (after `--` or in --config)",
+            ));
+        }
+        let file = config::load_mcp_servers(mcp_path, &here).map_err(Failure::usage)?;
+        for (name, why) in &file.skipped {
+            notes.push(format!(
+                "{}: skipped server {name:?}: {why}",
+                mcp_path.display()
+            ));
+        }
+        let chosen: Vec<&McpServer> = match &args.server {
+            Some(wanted) => {
+                let found: Vec<&McpServer> =
+                    file.servers.iter().filter(|s| &s.name == wanted).collect();
+                if found.is_empty() {
+                    let names: Vec<&str> = file.servers.iter().map(|s| s.name.as_str()).collect();
+                    return Err(Failure::usage(format!(
+                        "--server {wanted:?} is not a stdio server of {}: choose one of {}",
+                        mcp_path.display(),
+                        if names.is_empty() {
+                            "(none)".to_string()
+                        } else {
+                            names.join(", ")
+                        }
+                    )));
+                }
+                found
+            }
+            None => file.servers.iter().collect(),
+        };
+        if chosen.is_empty() {
+            return Err(Failure::usage(format!(
+                "{} lists no stdio server to check",
+                mcp_path.display()
+            )));
+        }
+        let check = chosen.len() == 1;
+        for server in chosen {
+            let mut env = server.env.clone();
+            env.extend(cfg.env.iter().cloned());
+            env.extend(cli_env.iter().cloned());
+            let cwd = cli_cwd
+                .clone()
+                .or_else(|| cfg.cwd.clone())
+                .or_else(|| server.cwd.clone());
+            if let Some(c) = &server.cwd {
+                if check {
+                    check_dir(c, &format!("server {:?} cwd {}", server.name, c.display()))?;
+                }
+            }
+            targets.push(target(
+                &server.name,
+                &server.command,
+                cwd,
+                env,
+                &here,
+                &knobs,
+                check,
+            )?);
+        }
+    } else {
+        if args.server.is_some() {
+            return Err(Failure::usage(
+                "--server selects a server of --mcp-config: pass --mcp-config <file> too",
+            ));
+        }
+        let argv: Vec<String> = if !args.command.is_empty() {
+            args.command
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect()
+        } else if let Some(c) = &cfg.command {
+            c.clone()
+        } else {
+            return Err(Failure::usage(
+                "no server command given: pass it after `--`, e.g. `mcp-stdio-guard -- node server.js`, or in --config (see --help)",
+            ));
+        };
+        let mut env = cfg.env.clone();
+        env.extend(cli_env.iter().cloned());
+        let cwd = cli_cwd.clone().or_else(|| cfg.cwd.clone());
+        let mut t = target("", &argv, cwd, env, &here, &knobs, true)?;
+        // Keep non-UTF-8 arguments exactly as given.
+        if !args.command.is_empty() {
+            t.spec.spawn.program = args.command[0].clone();
+            t.spec.spawn.args = args.command[1..].to_vec();
+        }
+        t.cwd_requested = args.cwd.clone().or_else(|| cfg.cwd.clone());
+        targets.push(t);
+    }
+
+    if protocol == ALL_REVISIONS {
+        targets = targets
+            .into_iter()
+            .flat_map(|t| {
+                protocol::LEGACY_REVISIONS.iter().map(move |rev| {
+                    let mut t = t.clone();
+                    t.spec.session.protocol = rev.to_string();
+                    let base = if t.name.is_empty() {
+                        t.argv.join(" ")
+                    } else {
+                        t.name.clone()
+                    };
+                    t.name = format!("{base} @ {rev}");
+                    t
+                })
+            })
+            .collect();
+    } else {
+        for t in &mut targets {
+            t.spec.session.protocol = protocol.clone();
+        }
+    }
+
+    let info = ConfigInfo {
+        enabled: args.config.is_some(),
+        path: args
+            .config
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+        resolved_path: if args.config.is_some() {
+            cfg.resolved_path.display().to_string()
+        } else {
+            String::new()
+        },
+        command: cfg.command.is_some(),
+        cwd: cfg.cwd.is_some(),
+        env_names: cfg.env.iter().map(|(k, _)| k.clone()).collect(),
+        requests: cfg.requests.iter().map(|r| r.method.clone()).collect(),
+        safe_tool_calls: cfg.safe_tool_calls.iter().map(|c| c.name.clone()).collect(),
+        adversarial_probes: cfg.adversarial_probes.clone().unwrap_or_default(),
+        adversarial_tool_calls: cfg
+            .adversarial_tool_calls
+            .iter()
+            .map(|c| c.name.clone())
+            .collect(),
+    };
+    Ok(Settings {
+        format,
+        profile,
+        targets,
+        jobs: DEFAULT_JOBS,
+        config: info,
+        adversarial,
+        scan,
+        fail_on_static,
+        notes,
+    })
+}
+
+/// Settings shared by every target of an invocation.
+struct Knobs {
+    timeout: u64,
+    max_stdout_bytes: u64,
+    max_line: u64,
+    max_stderr: u64,
+    quiet_ms: u64,
+    grace: u64,
+    allow_sigterm: bool,
+    allow_errors: bool,
+    probes: ProbeSpec,
+    operations: Vec<OperationSpec>,
+    repeat: u32,
+}
+
+fn target(
+    name: &str,
+    argv: &[String],
+    cwd: Option<PathBuf>,
+    env: Vec<(String, String)>,
+    here: &Path,
+    k: &Knobs,
+    check: bool,
+) -> Result<TargetSettings, Failure> {
+    // Later entries win (config env, then --env), without duplicates.
+    let mut merged: Vec<(String, String)> = Vec::new();
+    for (key, value) in env {
+        merged.retain(|(k2, _)| *k2 != key);
+        merged.push((key, value));
+    }
+    let cwd_resolved = cwd.clone().unwrap_or_else(|| here.to_path_buf());
+    if check {
+        let path_override = merged
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| OsString::from(v));
+        cli::check_program(
+            OsString::from(&argv[0]).as_os_str(),
+            &cwd_resolved,
+            path_override.as_deref(),
+        )?;
+    }
+    let spec = RunSpec {
+        spawn: SpawnSpec {
+            program: OsString::from(&argv[0]),
+            args: argv[1..].iter().map(OsString::from).collect(),
+            cwd: cwd.clone(),
+            env: merged
+                .iter()
+                .map(|(k, v)| (OsString::from(k), OsString::from(v)))
+                .collect(),
+            limits: FramerLimits {
+                max_line_bytes: k.max_line,
+                max_total_bytes: k.max_stdout_bytes,
+            },
+            max_stderr_bytes: k.max_stderr,
+        },
+        session: SessionConfig {
+            protocol: protocol::DEFAULT_REVISION.to_string(),
+            timeout: Duration::from_millis(k.timeout),
+            max_line_bytes: k.max_line,
+            issue_cap: 5,
+        },
+        operations: k.operations.clone(),
+        ladder: LadderConfig {
+            quiet: Duration::from_millis(k.quiet_ms),
+            stdin_grace: Duration::from_millis(k.grace),
+            allow_sigterm: k.allow_sigterm,
+            ..LadderConfig::default()
+        },
+        allow_operation_errors: k.allow_errors,
+        probes: k.probes.clone(),
+    };
+    Ok(TargetSettings {
+        name: name.to_string(),
+        spec,
+        argv: argv.to_vec(),
+        cwd_requested: cwd,
+        cwd_resolved,
+        env_names: merged.iter().map(|(k, _)| k.clone()).collect(),
+        env_values: merged.iter().map(|(_, v)| v.clone()).collect(),
+        repeat: k.repeat,
+    })
+}
+
+fn check_dir(path: &Path, what: &str) -> Result<(), Failure> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(Failure::usage(format!(
+            "{what} is not a directory: pass the folder the server runs from"
+        ))),
+        Err(e) => Err(Failure::usage(format!(
+            "{what} cannot be used ({e}): pass an existing folder"
+        ))),
+    }
+}
+
+/// `all`/`none` expanded, names validated, duplicates dropped.
+fn adversarial_names(raw: &[String]) -> Result<Vec<String>, Failure> {
+    let mut out: Vec<String> = Vec::new();
+    for name in raw {
+        match name.as_str() {
+            "all" => {
+                for p in ADVERSARIAL_PROBES {
+                    if !out.iter().any(|o| o == p) {
+                        out.push(p.to_string());
+                    }
+                }
+            }
+            "none" => out.clear(),
+            n if ADVERSARIAL_PROBES.contains(&n) => {
+                if !out.iter().any(|o| o == n) {
+                    out.push(n.to_string());
+                }
+            }
+            other => {
+                return Err(Failure::usage(format!(
+                    "adversarial probe {other:?} is unknown: use {}, all or none",
+                    ADVERSARIAL_PROBES.join(", ")
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
