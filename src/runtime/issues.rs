@@ -39,6 +39,11 @@ impl IssueSink {
         self.issues.push(issue);
     }
 
+    /// Keeps only the issues `keep` accepts (a verdict revised by later evidence).
+    pub fn retain(&mut self, keep: impl FnMut(&Issue) -> bool) {
+        self.issues.retain(keep);
+    }
+
     pub fn has(&self, code: &str) -> bool {
         self.issues.iter().any(|i| i.code() == code)
     }

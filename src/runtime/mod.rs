@@ -139,7 +139,7 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool) -> RunRecord {
     let mut s = Session::new(link, spec.session.clone());
 
     // Era: a stateless server answers `server/discover`; anything else goes on with `initialize`.
-    let (era, discover_rec) = if discover {
+    let (era, mut discover_rec) = if discover {
         probes::discover::run(&mut s, spec.probes.discover_window).await
     } else {
         (probes::discover::Era::Legacy, DiscoverRecord::default())
@@ -155,14 +155,31 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool) -> RunRecord {
         }
         probes::discover::Era::Legacy => {
             hs = probes::handshake::run(&mut s).await;
-            let caps = hs
-                .result
-                .as_ref()
-                .and_then(|r| r.get("capabilities"))
-                .filter(|c| c.is_object())
-                .cloned()
-                .unwrap_or(Value::Null);
-            (Era::Legacy, caps)
+            let late = if hs.ok {
+                None
+            } else {
+                probes::discover::late(&mut s, &mut discover_rec)
+            };
+            if let Some(probes::discover::Era::Stateless {
+                capabilities,
+                usable,
+            }) = late
+            {
+                hs = probes::handshake::Handshake {
+                    ok: usable,
+                    ..Default::default()
+                };
+                (Era::Stateless, capabilities)
+            } else {
+                let caps = hs
+                    .result
+                    .as_ref()
+                    .and_then(|r| r.get("capabilities"))
+                    .filter(|c| c.is_object())
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                (Era::Legacy, caps)
+            }
         }
         probes::discover::Era::Crashed => (Era::Legacy, Value::Null),
     };

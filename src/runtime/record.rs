@@ -178,6 +178,8 @@ pub struct DiscoverRecord {
     pub answer: Option<&'static str>,
     pub supported_versions: Vec<String>,
     pub duration: Option<Duration>,
+    /// The id of the discover request (to pick up a reply that came after the window).
+    pub request_id: Option<super::jsonrpc::Id>,
 }
 
 /// How the probe of one advertised list went.

@@ -47,6 +47,7 @@ pub async fn run(s: &mut Session, window: Duration) -> (Era, DiscoverRecord) {
         )
         .await;
     rec.duration = Some(s.now().saturating_sub(started));
+    rec.request_id = Some(s.last_request_id());
     let era = match outcome {
         Outcome::Reply(Reply::Result { value, .. }) => accept(s, &value, &mut rec),
         Outcome::Reply(Reply::Error { .. }) => {
@@ -71,6 +72,23 @@ pub async fn run(s: &mut Session, window: Duration) -> (Era, DiscoverRecord) {
         }
     };
     (era, rec)
+}
+
+/// After a failed `initialize`: did the discover result arrive after all, later than the window?
+/// Then the server is stateless (slow to start, not legacy), and the handshake's verdicts about
+/// `initialize` are withdrawn.
+pub fn late(s: &mut Session, rec: &mut DiscoverRecord) -> Option<Era> {
+    let id = rec.request_id.clone()?;
+    let Some(Reply::Result { value, .. }) = s.late_replies.get(&id).cloned() else {
+        return None;
+    };
+    if !matches!(discover::check(&value), Verdict::Stateless { .. }) {
+        return None;
+    }
+    s.issues
+        .retain(|i| !(i.phase == Some(Phase::Initialize) && i.code().starts_with("initialize-")));
+    rec.duration = None;
+    Some(accept(s, &value, rec))
 }
 
 /// Judges a discover result; on a stateless server, readies the session for its requests.

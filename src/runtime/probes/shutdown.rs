@@ -155,6 +155,7 @@ fn report_unrequested_exit(s: &mut Session, exit: crate::runtime::transport::Exi
     let already = [
         "server-exited",
         "operation-missing-response",
+        "capability-list-missing-response",
         "server-crashed",
     ]
     .iter()
