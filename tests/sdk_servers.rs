@@ -69,6 +69,9 @@ struct Case {
     #[serde(default)]
     unset_env: Vec<String>,
     quiet_ms: Option<u64>,
+    /// Why the verdict is what it is, for the reader of cases.json.
+    #[serde(rename = "note")]
+    _note: Option<String>,
     expect: Expect,
 }
 
@@ -80,9 +83,11 @@ struct Request {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct Expect {
     ok: bool,
+    /// stdout frames the guard saw only after it closed stdin (output flushed at exit).
+    frames_after_stdin_eof: Option<u64>,
     issues: Vec<ExpectedIssue>,
 }
 
@@ -381,6 +386,14 @@ fn compare(case: &Case, report: &Value, exit_ok: bool, outcome: &mut Outcome) {
     let mismatches = &mut outcome.mismatches;
     if ok != Some(case.expect.ok) {
         mismatches.push(format!("ok: expected {}, got {ok:?}", case.expect.ok));
+    }
+    if let Some(want) = case.expect.frames_after_stdin_eof {
+        let got = process["frames"]["afterStdinEof"].as_u64();
+        if got != Some(want) {
+            mismatches.push(format!(
+                "frames after stdin EOF: expected {want}, got {got:?}"
+            ));
+        }
     }
     if ok.is_some() && ok != Some(exit_ok) {
         mismatches.push(format!(
