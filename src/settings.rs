@@ -97,8 +97,15 @@ pub const ADVERSARIAL_PROBES: [&str; 4] = [
     "malformed-json",
 ];
 
-/// How many servers of an `mcpServers` file run at once.
-pub const DEFAULT_JOBS: usize = 4;
+/// How many servers (of an `mcpServers` file, or revisions of `--protocol all`) run at once: one
+/// per core, at most 4. More would starve each server of CPU (a Python SDK server needs about
+/// 1.5 s of CPU to import) and turn load into false timeouts.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 4)
+}
 
 /// Hostile-input settings, recorded for the adversarial probes and the no-effect proof.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -506,7 +513,7 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
         format,
         profile,
         targets,
-        jobs: DEFAULT_JOBS,
+        jobs: default_jobs(),
         config: info,
         adversarial,
         scan,

@@ -49,6 +49,16 @@ rules! {
         example: "`tools/list` → `{\"tools\":[]}` instead of `{\"resultType\":\"complete\",\"tools\":[]}`",
         fix: "Add `\"resultType\": \"complete\"` to every result. Upgrade to an SDK release that implements 2026-07-28.",
     }
+    RESULT_CACHE_FIELDS_MISSING {
+        code: "result-cache-fields-missing",
+        class: Class::McpProtocol,
+        check: Check::JsonRpc,
+        summary: "A stateless-era cacheable result lacks `ttlMs` or `cacheScope`.",
+        what: "On a server speaking the stateless 2026-07-28 era, the result of `server/discover`, a list method or `resources/read` lacks the `ttlMs` (integer) or `cacheScope` (`\"public\"`/`\"private\"`) field the schema requires on cacheable results.",
+        why: "Clients and gateways decide from these fields how long a result may be reused and across which authorization contexts; the 2026-07-28 schema requires both, and schema-validating clients reject the result.",
+        example: "`tools/list` → `{\"resultType\":\"complete\",\"tools\":[]}` without `ttlMs` and `cacheScope`",
+        fix: "Add `\"ttlMs\": 0, \"cacheScope\": \"private\"` (or the values that fit) to every cacheable result.",
+    }
 
     // ---------------------------------------------------------------- capability probes
     CAPABILITY_LIST_UNSUPPORTED {
@@ -57,7 +67,7 @@ rules! {
         check: Check::Capabilities,
         reference: true,
         summary: "An advertised capability's list method answered \"method not found\".",
-        what: "The server advertised a capability (`tools`, `resources`, `prompts`) and then answered its list method with error -32601. For `resources/templates/list` this is a warning: some servers only implement `resources/list`.",
+        what: "The server advertised a capability (`tools`, `resources`, `prompts`) and then answered its list method with error -32601. For `resources/templates/list` this is a note: many servers (the SDKs' low-level servers among them) implement only `resources/list`, and clients read -32601 there as an empty list.",
         why: "Clients trust the advertised capabilities and call the list method right after the handshake; a -32601 there makes the whole feature look broken.",
         example: "capabilities `{\"prompts\":{}}`, then `prompts/list` → `{\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}`",
         fix: "Advertise only the capabilities whose methods you implement. Register a list handler for every advertised capability, even when the list is empty.",

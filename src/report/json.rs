@@ -68,6 +68,7 @@ fn target_value(t: &Target) -> Value {
         "operation": first.operations.first().map(operation_value),
         "operations": first.operations.iter().map(operation_value).collect::<Vec<_>>(),
         "era": first.era.as_str(),
+        "eras": eras_value(first),
         "discover": discover_value(first),
         "adversarial": {"enabled": !t.context.adversarial_probes.is_empty(), "probes": t.context.adversarial_probes},
         "capabilityProbes": t.context.capability_probes,
@@ -137,12 +138,24 @@ fn static_scan_value(t: &Target) -> Value {
     })
 }
 
+/// Every era the server was seen to speak: a dual-era server speaks both.
+fn eras_value(run: &RunRecord) -> Value {
+    if run.also_stateless {
+        json!(["legacy", "stateless"])
+    } else if run.initialized || run.era == crate::runtime::record::Era::Stateless {
+        json!([run.era.as_str()])
+    } else {
+        json!([])
+    }
+}
+
 fn discover_value(run: &RunRecord) -> Value {
     let d = &run.discover;
     json!({
         "probed": d.probed,
         "answer": d.answer,
         "supportedVersions": d.supported_versions,
+        "legacyRefused": run.legacy_refused,
         "durationMs": d.duration.map(|x| x.as_millis() as u64),
     })
 }

@@ -117,7 +117,18 @@ fn run_text(out: &mut String, run: &RunRecord, requested: &str) {
     if run.era == Era::Stateless {
         let _ = writeln!(
             out,
-            "protocol: {negotiated} (stateless era, found by server/discover; supported {})",
+            "protocol: {negotiated} (stateless era, found by server/discover; supported {}{})",
+            run.discover.supported_versions.join(", "),
+            if run.legacy_refused {
+                "; refuses the legacy initialize handshake"
+            } else {
+                ""
+            }
+        );
+    } else if run.also_stateless {
+        let _ = writeln!(
+            out,
+            "protocol: {negotiated} (dual-era: also speaks {} through server/discover, checked in a second process)",
             run.discover.supported_versions.join(", ")
         );
     } else if negotiated == requested {

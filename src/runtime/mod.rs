@@ -50,6 +50,9 @@ pub struct RunSpec {
 /// (a warning) only when the second process shows the server works without the probe.
 pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
     let first = run_once(spec, run, spec.probes.discover).await;
+    if first.era == Era::Stateless {
+        return legacy_too(spec, run, first).await;
+    }
     if first.discover.answer != Some("crashed") {
         return first;
     }
@@ -64,6 +67,54 @@ pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
         second.issues.insert(0, issue);
     }
     second
+}
+
+/// The server answered `server/discover`, which locks that connection into the stateless era.
+/// The user asked for a legacy revision (`--protocol`), so the legacy handshake is checked too, in
+/// a fresh process without the probe. A dual-era server (it initializes) is reported with the
+/// legacy run as the primary one and the stateless run's protocol findings added, tagged
+/// `era: stateless`; its explicit operations and process lifecycle are judged once, in the legacy
+/// run. A stateless-only server (it refuses `initialize`) keeps its stateless record.
+async fn legacy_too(spec: &RunSpec, run: u32, stateless: RunRecord) -> RunRecord {
+    let mut legacy = run_once(spec, run, false).await;
+    // Only an error reply to `initialize` means "no legacy era here"; a timeout, a crash or a
+    // broken reply is a finding of the legacy run, reported as such.
+    if !legacy.initialized
+        && legacy
+            .issues
+            .iter()
+            .any(|i| i.code() == rules::INITIALIZE_ERROR.code)
+    {
+        let mut only = stateless;
+        only.legacy_refused = true;
+        return only;
+    }
+    // The same defect seen in both processes (a banner, a bad tool name) is reported once: the
+    // offending bytes identify a stdout finding (its line differs), the message any other.
+    let key = |i: &Issue| {
+        (
+            i.code(),
+            i.evidence.clone().unwrap_or_else(|| i.message.clone()),
+        )
+    };
+    let seen: BTreeSet<(&'static str, String)> = legacy.issues.iter().map(key).collect();
+    let extra: Vec<Issue> = stateless
+        .issues
+        .into_iter()
+        .filter(|i| !matches!(i.rule.check, Check::Operation | Check::Process))
+        .filter(|i| !seen.contains(&key(i)))
+        .map(|i| {
+            let message = format!("stateless era: {}", i.message);
+            let mut i = i.field("era", "stateless");
+            i.message = message;
+            i
+        })
+        .collect();
+    legacy.issues.extend(extra);
+    legacy.discover = stateless.discover;
+    legacy.also_stateless = true;
+    legacy.checks_ran.extend(stateless.checks_ran);
+    legacy
 }
 
 async fn run_once(spec: &RunSpec, run: u32, discover: bool) -> RunRecord {
@@ -116,6 +167,8 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool) -> RunRecord {
                 initialize_result: None,
                 capability_keys: Vec::new(),
                 era: Era::Legacy,
+                also_stateless: false,
+                legacy_refused: false,
                 discover: DiscoverRecord::default(),
                 capability_probes: spec.probes.capabilities,
                 capability_checks: probes::lists::unprobed(&Value::Null).checks,
@@ -324,6 +377,8 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool) -> RunRecord {
         initialize_result: hs.result,
         capability_keys,
         era,
+        also_stateless: false,
+        legacy_refused: false,
         discover: discover_rec,
         capability_probes: spec.probes.capabilities,
         capability_checks: lists.checks,

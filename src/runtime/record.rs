@@ -259,6 +259,10 @@ pub struct RunRecord {
     pub initialize_result: Option<Value>,
     pub capability_keys: Vec<String>,
     pub era: Era,
+    /// A dual-era server: this legacy record also carries the findings of a stateless run.
+    pub also_stateless: bool,
+    /// A stateless server that refused the legacy `initialize` handshake in a fresh process.
+    pub legacy_refused: bool,
     pub discover: DiscoverRecord,
     /// Whether advertised list methods were probed in this run.
     pub capability_probes: bool,

@@ -277,6 +277,9 @@ def tool_checks(request: dict, result, output_schemas: dict[str, dict]) -> list[
     return problems
 
 
+LEGACY_REVISIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--schemas", type=Path, required=True, help="folder holding <revision>/schema.json")
@@ -290,6 +293,12 @@ def main() -> int:
     cases = [c for c in file["cases"] if c["expect"]["ok"]]
     if args.names:
         cases = [c for c in cases if c["name"] in args.names]
+    # `--protocol all` cases: replay each legacy revision, validated against its own schema.
+    cases = [
+        {**c, "name": f"{c['name']}@{rev}", "protocol": rev} if c.get("protocol") == "all" else c
+        for c in cases
+        for rev in (LEGACY_REVISIONS if c.get("protocol") == "all" else [None])
+    ]
     if not cases:
         print("validate_frames: no passing case selected", file=sys.stderr)
         return 1

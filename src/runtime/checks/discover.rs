@@ -97,6 +97,9 @@ pub fn check(result: &Value) -> Verdict {
             .detail("server-info-invalid"),
         );
     }
+    if let Some(issue) = cache_fields(result, "server/discover") {
+        issues.push(issue);
+    }
     if !result.get("resultType").is_some_and(Value::is_string) {
         issues.push(
             Issue::new(
@@ -106,15 +109,65 @@ pub fn check(result: &Value) -> Verdict {
             .field("method", "server/discover"),
         );
     }
+    // Only a broken `supportedVersions` or `capabilities` leaves nothing to go on.
     let usable = !issues
         .iter()
-        .any(|i| i.is_error() && i.code() != rules::RESULT_TYPE_MISSING.code);
+        .any(|i| i.is_error() && i.code() == rules::DISCOVER_INVALID_RESULT.code);
     Verdict::Stateless {
         versions: strings,
         capabilities,
         issues,
         usable,
     }
+}
+
+/// Stateless era: the methods whose results are cacheable (`ttlMs` and `cacheScope` required).
+pub fn is_cacheable(method: &str) -> bool {
+    matches!(
+        method,
+        "server/discover"
+            | "tools/list"
+            | "resources/list"
+            | "resources/templates/list"
+            | "prompts/list"
+            | "resources/read"
+    )
+}
+
+/// The issue for a cacheable result that lacks `ttlMs` or a valid `cacheScope`.
+pub fn cache_fields(result: &Value, method: &str) -> Option<Issue> {
+    let mut missing = Vec::new();
+    if result.get("ttlMs").is_none_or(|t| t.as_u64().is_none()) {
+        missing.push(format!(
+            "ttlMs {}",
+            result
+                .get("ttlMs")
+                .map(short)
+                .unwrap_or_else(|| "missing".into())
+        ));
+    }
+    if !matches!(
+        result.get("cacheScope").and_then(Value::as_str),
+        Some("public" | "private")
+    ) {
+        missing.push(format!(
+            "cacheScope {}",
+            result
+                .get("cacheScope")
+                .map(short)
+                .unwrap_or_else(|| "missing".into())
+        ));
+    }
+    (!missing.is_empty()).then(|| {
+        Issue::new(
+            &rules::RESULT_CACHE_FIELDS_MISSING,
+            format!(
+                "the {method} result has {}; the stateless era requires an integer ttlMs and cacheScope \"public\" or \"private\"",
+                missing.join(" and ")
+            ),
+        )
+        .field("method", method)
+    })
 }
 
 #[cfg(test)]
@@ -124,7 +177,7 @@ mod tests {
 
     #[test]
     fn a_stateless_server_is_recognized_by_its_versions() {
-        let good = json!({"resultType": "complete", "supportedVersions": ["2026-07-28", "2025-11-25"],
+        let good = json!({"resultType": "complete", "ttlMs": 0, "cacheScope": "private", "supportedVersions": ["2026-07-28", "2025-11-25"],
             "capabilities": {"tools": {}}, "_meta": {SERVER_INFO_KEY: {"name": "x", "version": "1"}}});
         match check(&good) {
             Verdict::Stateless {
@@ -152,6 +205,7 @@ mod tests {
                     [
                         "discover-invalid-result",
                         "discover-invalid-result",
+                        "result-cache-fields-missing",
                         "result-type-missing"
                     ]
                 );

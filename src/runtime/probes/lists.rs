@@ -76,6 +76,9 @@ pub async fn run(s: &mut Session, capabilities: &Value, cfg: &ListsConfig) -> Li
         }
         out.checks.push(check);
     }
+    if s.phase == Phase::Capabilities {
+        s.phase = Phase::PostInitialize;
+    }
     out
 }
 
@@ -138,9 +141,10 @@ async fn paginate(
                 check.error = Some((error.code, error.message.clone()));
                 if error.code == -32601 && page_no == 1 {
                     check.status = CapabilityStatus::Unsupported;
-                    // Some servers implement resources/list only: templates are a warning.
+                    // Servers often implement resources/list only (the SDKs' low-level servers
+                    // do), and clients treat -32601 there as "no templates": a note.
                     let severity = if kind == ListKind::ResourceTemplates {
-                        Severity::Warning
+                        Severity::Note
                     } else {
                         Severity::Error
                     };
