@@ -95,7 +95,11 @@ fn run_text(out: &mut String, run: &RunRecord, requested: &str) {
     } else {
         "failed".into()
     };
-    let _ = writeln!(out, "initialize: {init}");
+    if run.era == Era::Stateless {
+        let _ = writeln!(out, "discover: {init}");
+    } else {
+        let _ = writeln!(out, "initialize: {init}");
+    }
     let _ = writeln!(
         out,
         "frames: {} stdout / {} invalid",

@@ -53,20 +53,52 @@ pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
     if first.era == Era::Stateless {
         return legacy_too(spec, run, first).await;
     }
-    if first.discover.answer != Some("crashed") {
+    if !discover_may_be_to_blame(&first) {
         return first;
     }
     let mut second = run_once(spec, run, false).await;
     if second.initialized {
-        second.discover = first.discover;
+        let how = if first.discover.answer == Some("crashed") {
+            "exited or closed stdout when sent server/discover"
+        } else {
+            "answered server/discover, then never completed the initialize handshake"
+        };
         let issue = Issue::new(
             &protocol_rules::DISCOVER_CRASHED,
-            "the server exited or closed stdout when sent server/discover, the first request of dual-era clients; without it the handshake works",
+            format!(
+                "the server {how}, the first request of dual-era clients; without it the handshake works"
+            ),
         )
         .phase(Phase::Initialize);
+        second.discover = first.discover;
         second.issues.insert(0, issue);
     }
     second
+}
+
+/// The handshake failed after the era probe in a way the probe could have caused: the server died
+/// on it, or it answered the probe and then died or went silent on `initialize`. (A server that
+/// was silent from the start, or answered `initialize` with an error, did that on its own.)
+fn discover_may_be_to_blame(first: &RunRecord) -> bool {
+    if first.initialized || !first.discover.probed {
+        return false;
+    }
+    if first.discover.answer == Some("crashed") {
+        return true;
+    }
+    let answered = matches!(
+        first.discover.answer,
+        Some("error" | "broken" | "unexpected-result")
+    );
+    answered
+        && first.issues.iter().any(|i| {
+            [
+                rules::SERVER_EXITED.code,
+                rules::STDOUT_CLOSED_EARLY.code,
+                rules::INITIALIZE_TIMEOUT.code,
+            ]
+            .contains(&i.code())
+        })
 }
 
 /// The server answered `server/discover`, which locks that connection into the stateless era.

@@ -1,7 +1,7 @@
 // Pollution that arrives late: a console.log 300 ms after `notifications/initialized`, when the
 // handshake has already succeeded (think of a background job reporting progress). A client that
 // only watches the handshake misses it; the guard's quiet window must catch it as
-// `stdout-non-json` on line 2 (line 1 is the initialize response).
+// `stdout-non-json` after the replies to the handshake and the capability probes.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";

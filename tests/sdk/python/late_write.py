@@ -4,7 +4,7 @@ The server starts a helper (think of a file watcher or a language-server sidecar
 `mcp.run()`, so the helper inherits the real stdout -- the SDK can only redirect its own fd 1.
 300 ms after `notifications/initialized` the helper writes a progress line and exits. The
 handshake succeeded long before; the guard's quiet window must catch the line as
-`stdout-non-json` on line 2 (line 1 is the initialize response)."""
+`stdout-non-json` after the replies to the handshake and the capability probes."""
 
 import subprocess
 import sys
