@@ -134,13 +134,13 @@ fn run_case(dir: &std::path::Path, case: &Value) -> Result<(), String> {
             show(&actual)
         ));
     }
-    if let Some(stage) = case.get("shutdownStage") {
-        if json["process"]["shutdown"]["stage"] != *stage {
-            problems.push(format!(
-                "shutdown stage: expected {stage}, got {}",
-                json["process"]["shutdown"]["stage"]
-            ));
-        }
+    if let Some(stage) = case.get("shutdownStage")
+        && json["process"]["shutdown"]["stage"] != *stage
+    {
+        problems.push(format!(
+            "shutdown stage: expected {stage}, got {}",
+            json["process"]["shutdown"]["stage"]
+        ));
     }
     // Nothing of the server may outlive the guard.
     let left = processes_with_env(&marker);
