@@ -300,8 +300,9 @@ def main() -> int:
         return check_case(case, case.get("quietMs", default_quiet_ms), schemas, sys.executable)
 
     # Python servers first: they need far more CPU than the Node ones.
+    slow_first = sorted(cases, key=lambda c: "{python}" not in c["command"])
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {c["name"]: pool.submit(check, c) for c in sorted(cases, key=lambda c: "{python}" not in c["command"])}
+        futures = {c["name"]: pool.submit(check, c) for c in slow_first}
         results = [futures[c["name"]].result() for c in cases]
 
     total, failed = 0, 0
