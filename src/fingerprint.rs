@@ -156,30 +156,29 @@ pub fn package(argv: &[String], cwd: &Path) -> Option<PackageInfo> {
         }
         _ => {}
     }
-    if let Ok(text) = std::fs::read_to_string(cwd.join("package.json")) {
-        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
-            if let Some(name) = v.get("name").and_then(|n| n.as_str()) {
-                return Some(PackageInfo {
-                    name: name.to_string(),
-                    version: v
-                        .get("version")
-                        .and_then(|n| n.as_str())
-                        .map(str::to_string),
-                    ecosystem: "npm",
-                    source: "package.json",
-                });
-            }
-        }
+    if let Ok(text) = std::fs::read_to_string(cwd.join("package.json"))
+        && let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
+        && let Some(name) = v.get("name").and_then(|n| n.as_str())
+    {
+        return Some(PackageInfo {
+            name: name.to_string(),
+            version: v
+                .get("version")
+                .and_then(|n| n.as_str())
+                .map(str::to_string),
+            ecosystem: "npm",
+            source: "package.json",
+        });
     }
-    if let Ok(text) = std::fs::read_to_string(cwd.join("pyproject.toml")) {
-        if let Some((name, version)) = pyproject(&text) {
-            return Some(PackageInfo {
-                name,
-                version,
-                ecosystem: "pypi",
-                source: "pyproject.toml",
-            });
-        }
+    if let Ok(text) = std::fs::read_to_string(cwd.join("pyproject.toml"))
+        && let Some((name, version)) = pyproject(&text)
+    {
+        return Some(PackageInfo {
+            name,
+            version,
+            ecosystem: "pypi",
+            source: "pyproject.toml",
+        });
     }
     None
 }

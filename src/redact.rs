@@ -75,11 +75,11 @@ fn redact_url(value: &str) -> Option<String> {
     let authority_end = after.find(['/', '?', '#']).unwrap_or(after.len());
     let mut out = value.to_string();
     let mut changed = false;
-    if let Some(at) = after[..authority_end].rfind('@') {
-        if after[..at] != *REDACTED {
-            out = format!("{}{}{}", &value[..scheme_end + 3], REDACTED, &after[at..]);
-            changed = true;
-        }
+    if let Some(at) = after[..authority_end].rfind('@')
+        && after[..at] != *REDACTED
+    {
+        out = format!("{}{}{}", &value[..scheme_end + 3], REDACTED, &after[at..]);
+        changed = true;
     }
     if let Some(q) = out.find('?') {
         let (base, query) = out.split_at(q + 1);
@@ -189,10 +189,10 @@ impl Redactor {
                         }
                         if let Some(q) = orig.split_once('?') {
                             for pair in q.1.split('&') {
-                                if let Some((k, v)) = pair.split_once('=') {
-                                    if is_secret_name(k) {
-                                        self.add(v);
-                                    }
+                                if let Some((k, v)) = pair.split_once('=')
+                                    && is_secret_name(k)
+                                {
+                                    self.add(v);
                                 }
                             }
                         }

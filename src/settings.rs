@@ -416,10 +416,10 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
                 .clone()
                 .or_else(|| cfg.cwd.clone())
                 .or_else(|| server.cwd.clone());
-            if let Some(c) = &server.cwd {
-                if check {
-                    check_dir(c, &format!("server {:?} cwd {}", server.name, c.display()))?;
-                }
+            if let Some(c) = &server.cwd
+                && check
+            {
+                check_dir(c, &format!("server {:?} cwd {}", server.name, c.display()))?;
             }
             targets.push(target(
                 &server.name,

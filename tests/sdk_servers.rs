@@ -130,6 +130,13 @@ fn load_cases() -> CaseFile {
 
 // ------------------------------------------------------------------------ the test dependencies
 
+/// Writes straight to the process's stderr: libtest captures `eprintln!` of passing tests, and a
+/// skip or the suite's timing must show in every log.
+fn loud(text: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{text}");
+}
+
 struct Deps {
     root: PathBuf,
     python: PathBuf,
@@ -139,9 +146,9 @@ struct Deps {
 /// missing fails the test with the command that installs it.
 fn test_deps(test: &str) -> Option<Deps> {
     if std::env::var_os("MCP_GUARD_SKIP_SDK").is_some_and(|v| v == "1") {
-        eprintln!(
+        loud(&format!(
             "\n**** SKIPPED {test}: MCP_GUARD_SKIP_SDK=1, the guard was NOT tested on real SDK servers ****\n"
-        );
+        ));
         return None;
     }
     const HOW: &str = "run scripts/test (or scripts/install-test-deps, then MCP_GUARD_TEST_DEPS=$PWD/.test-deps cargo test); MCP_GUARD_SKIP_SDK=1 skips these tests";
@@ -494,12 +501,13 @@ fn sdk_servers_get_exactly_the_expected_verdict() {
         .iter()
         .filter(|o| !o.mismatches.is_empty())
         .collect();
-    eprintln!(
-        "sdk cases: {} of {} as expected in {:.1}s",
+    loud(&format!(
+        "sdk cases: {} of {} as expected in {:.1}s ({} jobs)",
         outcomes.len() - failed.len(),
         outcomes.len(),
-        started.elapsed().as_secs_f64()
-    );
+        started.elapsed().as_secs_f64(),
+        jobs()
+    ));
     if !failed.is_empty() {
         let mut report = String::new();
         for outcome in &failed {
@@ -550,6 +558,9 @@ fn sdk_server_frames_validate_against_the_mcp_schema() {
         "validate_frames.py validated nothing:\n{stdout}"
     );
     eprint!("{stdout}");
+    if let Some(total) = stdout.lines().find(|l| l.starts_with("validate_frames:")) {
+        loud(total);
+    }
 }
 
 /// `shared/mcp-schema`, found beside the repository or one of its parents (a worktree sits one

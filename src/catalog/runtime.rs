@@ -97,6 +97,17 @@ rules! {
         example: "`--request tools/list` → `{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}`",
         fix: "Implement the method or fix its parameters. If the error is the expected answer, pass `--allow-operation-errors`.",
     }
+    DEADLINE_EXTENDED {
+        code: "deadline-extended",
+        class: Class::InstallRuntime,
+        check: Check::Process,
+        severity: Severity::Note,
+        summary: "A timeout or grace period ran out while the server was still busy on CPU; the guard waited longer.",
+        what: "When `--timeout` or the shutdown grace expired, the server's process group had used CPU in the last half second (a slow start on a loaded machine, an interpreter shutting down), so the guard kept waiting in half-second steps, up to the same length again.",
+        why: "On a busy CI runner a healthy server can need more than the nominal time; failing it would be a false alarm. An idle server that does not answer is not extended.",
+        example: "Six Python SDK servers starting at once on two cores: each needs 6 s of wall time for 1.5 s of imports.",
+        fix: "Nothing to fix in the server if the final verdict is clean. Raise `--timeout` or `--shutdown-grace` to make runs on slow machines deterministic.",
+    }
     STDERR_OUTPUT_LIMIT_EXCEEDED {
         code: "stderr-output-limit-exceeded",
         class: Class::InstallRuntime,
@@ -324,7 +335,7 @@ rules! {
         check: Check::JsonRpc,
         severity: Severity::Warning,
         summary: "The server sent a request other than `ping` before the handshake finished.",
-        what: "Before `notifications/initialized`, the server sent a request other than `ping` (or a notification other than logging and progress).",
+        what: "Before `notifications/initialized`, the server sent a request other than `ping`. Notifications this early (logging, `list_changed`) are legal and never reported.",
         why: "The lifecycle says the server SHOULD NOT send requests other than pings and logging before it receives `initialized`; clients may not be ready to answer.",
         example: "`{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"roots/list\"}` before `initialized`",
         fix: "Wait for `notifications/initialized` before sending requests to the client.",

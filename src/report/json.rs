@@ -409,12 +409,12 @@ fn checks_value(
                 entry[kind.items_key()] = capability_check_status(kind, issues, run);
             }
         }
-        if let (Check::Repeat, Some(t)) = (check, target) {
-            if let Some(d) = &t.drift {
-                entry["runs"] = Value::from(t.runs.len());
-                entry["passedRuns"] = Value::from(d.passed_runs.len());
-                entry["failedRuns"] = Value::from(d.failed_runs.len());
-            }
+        if let (Check::Repeat, Some(t)) = (check, target)
+            && let Some(d) = &t.drift
+        {
+            entry["runs"] = Value::from(t.runs.len());
+            entry["passedRuns"] = Value::from(d.passed_runs.len());
+            entry["failedRuns"] = Value::from(d.failed_runs.len());
         }
         out.insert(check.as_str().to_string(), entry);
     }

@@ -52,10 +52,8 @@ fn target_text(out: &mut String, t: &Target, named: bool) {
         issue_text(out, issue);
     }
     let failed = t.runs.iter().any(|r| r.has_errors());
-    if failed {
-        if let Some(run) = t.runs.iter().rev().find(|r| !r.stderr_tail.is_empty()) {
-            stderr_text(out, &run.stderr_tail);
-        }
+    if failed && let Some(run) = t.runs.iter().rev().find(|r| !r.stderr_tail.is_empty()) {
+        stderr_text(out, &run.stderr_tail);
     }
     let _ = writeln!(
         out,

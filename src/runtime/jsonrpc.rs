@@ -221,13 +221,14 @@ fn classify_call(
         ));
     }
     let params = obj.get("params").cloned();
-    if let Some(p) = &params {
-        if !p.is_object() && !p.is_array() {
-            out.violations.push(violation(
-                "params-invalid",
-                format!("has \"params\" that is {}, expected an object", kind_of(p)),
-            ));
-        }
+    if let Some(p) = &params
+        && !p.is_object()
+        && !p.is_array()
+    {
+        out.violations.push(violation(
+            "params-invalid",
+            format!("has \"params\" that is {}, expected an object", kind_of(p)),
+        ));
     }
     match obj.get("id") {
         None => {
@@ -306,10 +307,10 @@ fn classify_response(
                 .violations
                 .push(violation("error-object-invalid", message)),
         }
-        if out.message.is_none() {
-            if let Some(raw) = raw_id {
-                out.broken_response_id.get_or_insert(raw.clone());
-            }
+        if out.message.is_none()
+            && let Some(raw) = raw_id
+        {
+            out.broken_response_id.get_or_insert(raw.clone());
         }
     } else if let Some(id) = id {
         out.message = Some(Message::Result {

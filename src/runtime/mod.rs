@@ -222,6 +222,8 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool) -> RunRecord {
     let spawn_time = start.elapsed();
     checks_ran.extend([Check::Initialize, Check::Stdout, Check::JsonRpc]);
     let mut s = Session::new(link, spec.session.clone());
+    let pgid = server.pid;
+    s.busy_probe = Some(std::sync::Arc::new(move || process::group_cpu_ticks(pgid)));
 
     // Era: a stateless server answers `server/discover`; anything else goes on with `initialize`.
     let (era, mut discover_rec) = if discover {
@@ -309,6 +311,24 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool) -> RunRecord {
     let shutdown = probes::shutdown::run(&mut s, &mut server, &spec.ladder).await;
     let total = start.elapsed();
 
+    for (phase, extra) in std::mem::take(&mut s.extensions) {
+        let what = match phase {
+            Phase::Initialize => "the initialize timeout",
+            Phase::Shutdown => "the shutdown grace after stdin EOF",
+            _ => "a request timeout",
+        };
+        s.issues.push(
+            Issue::new(
+                &rules::DEADLINE_EXTENDED,
+                format!(
+                    "the server was still busy on CPU when {what} expired; the guard waited {} ms more",
+                    extra.as_millis()
+                ),
+            )
+            .field("extendedMs", extra.as_millis() as u64),
+            phase,
+        );
+    }
     let (stderr_tail, stderr_bytes, stderr_lines, stderr_truncated) = {
         let tail = server.stderr.lock().expect("stderr lock");
         (

@@ -330,6 +330,42 @@ fn linux_descendants(pgid: i32, marker: &str) -> Vec<ProcInfo> {
     out
 }
 
+/// CPU time (clock ticks, user + system) used so far by the live processes of a process group.
+/// `None` where it cannot be read (non-Linux).
+pub fn group_cpu_ticks(pgid: u32) -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut total = 0u64;
+        for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|s| s.parse::<i32>().ok())
+            else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                continue;
+            };
+            let Some(close) = stat.rfind(')') else {
+                continue;
+            };
+            let fields: Vec<&str> = stat[close + 2..].split_ascii_whitespace().collect();
+            // After the command: state(0) ppid(1) pgrp(2) ... utime(11) stime(12).
+            if fields.len() > 12 && fields[2].parse::<u32>().ok() == Some(pgid) {
+                total +=
+                    fields[11].parse::<u64>().unwrap_or(0) + fields[12].parse::<u64>().unwrap_or(0);
+            }
+        }
+        Some(total)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pgid;
+        None
+    }
+}
+
 /// (state, ppid, pgrp) from `/proc/<pid>/stat`.
 #[cfg(target_os = "linux")]
 fn read_stat(pid: i32) -> Option<(char, i32, i32)> {

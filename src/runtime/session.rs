@@ -26,6 +26,10 @@ use tokio::time::Instant;
 const EXIT_DRAIN: Duration = Duration::from_millis(300);
 /// How long to wait for more after an LSP header before calling the reply unreadable.
 const LSP_GRACE: Duration = Duration::from_millis(300);
+/// The step by which a deadline is extended while the server is busy on CPU.
+const BUSY_STEP: Duration = Duration::from_millis(500);
+/// Clock ticks (1/100 s) a server must use within one step to count as busy.
+const BUSY_TICKS: u64 = 2;
 /// How many timeline entries are kept in full.
 const TIMELINE_CAP: usize = 2_000;
 
@@ -37,6 +41,48 @@ pub struct SessionConfig {
     pub max_line_bytes: u64,
     /// Occurrences of one issue code kept in full.
     pub issue_cap: usize,
+}
+
+/// Reads the CPU ticks used so far by the server (its whole process group).
+pub type CpuProbe = std::sync::Arc<dyn Fn() -> Option<u64> + Send + Sync>;
+
+/// Extends a deadline in steps while the server keeps using CPU, up to a budget: a busy server
+/// on a loaded machine is slow, not hung.
+pub struct BusyClock {
+    probe: CpuProbe,
+    last: Option<u64>,
+    pub extended: Duration,
+    budget: Duration,
+}
+
+impl BusyClock {
+    /// A clock that has not looked yet: call [`BusyClock::mark`] one step before the deadline,
+    /// so only CPU used in the last step counts (not the start-up that came before the wait).
+    pub fn new(probe: CpuProbe, budget: Duration) -> BusyClock {
+        BusyClock {
+            probe,
+            last: None,
+            extended: Duration::ZERO,
+            budget,
+        }
+    }
+
+    pub fn mark(&mut self) {
+        self.last = (self.probe)();
+    }
+
+    /// At a deadline: how much longer to wait, if the server used CPU since the last look.
+    pub fn extend(&mut self) -> Option<Duration> {
+        let now = (self.probe)()?;
+        let busy = self.last.is_some_and(|last| now >= last + BUSY_TICKS);
+        self.last = Some(now);
+        if busy && self.extended < self.budget {
+            self.extended += BUSY_STEP;
+            Some(BUSY_STEP)
+        } else {
+            None
+        }
+    }
 }
 
 /// A reply to one of the guard's requests.
@@ -142,6 +188,10 @@ struct Pending {
 
 pub struct Session {
     pub link: Link,
+    /// CPU usage of the server, to tell a slow server from a hung one (none in tests).
+    pub busy_probe: Option<CpuProbe>,
+    /// Deadline extensions granted because the server was busy: (phase, how long).
+    pub extensions: Vec<(Phase, Duration)>,
     pub cfg: SessionConfig,
     pub phase: Phase,
     pub issues: IssueSink,
@@ -185,6 +235,8 @@ impl Session {
     pub fn new(link: Link, cfg: SessionConfig) -> Session {
         Session {
             link,
+            busy_probe: None,
+            extensions: Vec::new(),
             phase: Phase::Startup,
             issues: IssueSink::new(cfg.issue_cap),
             cfg,
@@ -288,7 +340,7 @@ impl Session {
         self.misaddressed = false;
         self.note(Direction::ToServer, format!("request {method} #{id}"));
         self.send_message(&msg);
-        self.wait_for(&id, Instant::now() + timeout).await
+        self.wait_for(&id, timeout).await
     }
 
     /// The id of the last request sent.
@@ -345,6 +397,32 @@ impl Session {
         }
     }
 
+    /// Like [`Session::wait_exit`] with `grace`, extended while the server is busy on CPU (up to
+    /// `grace` again).
+    pub async fn wait_exit_busy(&mut self, grace: Duration) -> bool {
+        let mut clock = self.busy_probe.clone().map(|p| BusyClock::new(p, grace));
+        let mut deadline = Instant::now() + grace;
+        if let Some(c) = clock.as_mut() {
+            if self.wait_exit(deadline - BUSY_STEP.min(grace)).await {
+                return true;
+            }
+            c.mark();
+        }
+        let exited = loop {
+            if self.wait_exit(deadline).await {
+                break true;
+            }
+            match clock.as_mut().and_then(BusyClock::extend) {
+                Some(step) => deadline = Instant::now() + step,
+                None => break false,
+            }
+        };
+        if let Some(c) = clock.filter(|c| !c.extended.is_zero()) {
+            self.extensions.push((self.phase, c.extended));
+        }
+        exited
+    }
+
     /// Waits until the process exits (and stdout reaches EOF, bounded), or the deadline passes.
     pub async fn wait_exit(&mut self, deadline: Instant) -> bool {
         self.observe_until(deadline, |s| s.exited.is_some()).await;
@@ -356,8 +434,14 @@ impl Session {
         self.exited.is_some()
     }
 
-    async fn wait_for(&mut self, id: &Id, deadline: Instant) -> Outcome {
-        let outcome = self.wait_inner(id, deadline).await;
+    async fn wait_for(&mut self, id: &Id, timeout: Duration) -> Outcome {
+        let mut clock = self.busy_probe.clone().map(|p| BusyClock::new(p, timeout));
+        let outcome = self
+            .wait_inner(id, Instant::now() + timeout, clock.as_mut())
+            .await;
+        if let Some(c) = clock.filter(|c| !c.extended.is_zero()) {
+            self.extensions.push((self.phase, c.extended));
+        }
         self.pending.remove(id);
         match &outcome {
             Outcome::Reply(Reply::Result { .. } | Reply::Error { .. }) => {
@@ -370,8 +454,16 @@ impl Session {
         outcome
     }
 
-    async fn wait_inner(&mut self, id: &Id, deadline: Instant) -> Outcome {
+    async fn wait_inner(
+        &mut self,
+        id: &Id,
+        deadline: Instant,
+        mut clock: Option<&mut BusyClock>,
+    ) -> Outcome {
         let mut deadline = deadline;
+        // One step before the deadline the busy clock takes its first look.
+        let look = BUSY_STEP.min(deadline.saturating_duration_since(Instant::now()) / 2);
+        let mut checkpoint = clock.as_ref().and_then(|_| deadline.checked_sub(look));
         loop {
             if let Some(reply) = self.replies.remove(id) {
                 return Outcome::Reply(reply);
@@ -414,8 +506,15 @@ impl Session {
                 // The reply is coming as an LSP body without a newline: it will never be a line.
                 deadline = deadline.min(seen + LSP_GRACE);
             }
-            match tokio::time::timeout_at(deadline, self.link.events.recv()).await {
+            let until = checkpoint.filter(|c| *c < deadline).unwrap_or(deadline);
+            match tokio::time::timeout_at(until, self.link.events.recv()).await {
                 Ok(Some(event)) => self.handle(event),
+                Err(_) if until < deadline => {
+                    checkpoint = None;
+                    if let Some(c) = clock.as_deref_mut() {
+                        c.mark();
+                    }
+                }
                 Ok(None) | Err(_) => {
                     self.flush_joiner();
                     if let Some(reply) = self.replies.remove(id) {
@@ -426,6 +525,10 @@ impl Session {
                     }
                     if self.lsp_framing.is_some() {
                         return Outcome::Reply(Reply::Broken { at: self.now() });
+                    }
+                    if let Some(step) = clock.as_deref_mut().and_then(BusyClock::extend) {
+                        deadline = Instant::now() + step;
+                        continue;
                     }
                     return Outcome::Timeout;
                 }
@@ -676,17 +779,8 @@ impl Session {
             Message::Notification { method, params } => {
                 self.stats.server_notifications += 1;
                 self.note(Direction::FromServer, format!("notification {method}"));
-                if !self.initialized && !is_early_notification(&method) {
-                    self.record(
-                        Issue::new(
-                            &rules::SERVER_REQUEST_BEFORE_INITIALIZED,
-                            format!(
-                                "stdout line {line} is a {method:?} notification sent before notifications/initialized"
-                            ),
-                        )
-                        .at_stdout(pos.line, pos.offset),
-                    );
-                }
+                // Notifications before `initialized` are legal (the lifecycle restricts requests
+                // only; the TypeScript SDK sends list_changed this early): never a finding.
                 self.server_messages.push(ServerMessage {
                     at,
                     phase: self.phase,
@@ -837,14 +931,6 @@ impl Session {
         self.stdin_closed_at = Some(self.now());
         self.note(Direction::Process, "stdin closed".into());
     }
-}
-
-/// Notifications a server may send before `initialized` (logging and progress).
-fn is_early_notification(method: &str) -> bool {
-    matches!(
-        method,
-        "notifications/message" | "notifications/progress" | "notifications/cancelled"
-    )
 }
 
 #[cfg(test)]

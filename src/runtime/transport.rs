@@ -145,11 +145,11 @@ impl Link {
     /// reading (the pending write is abandoned so the pipe closes anyway).
     pub async fn close_stdin(&mut self, grace: Duration) {
         self.stdin = None;
-        if let Some(mut writer) = self.writer.take() {
-            if tokio::time::timeout(grace, &mut writer).await.is_err() {
-                writer.abort();
-                let _ = writer.await;
-            }
+        if let Some(mut writer) = self.writer.take()
+            && tokio::time::timeout(grace, &mut writer).await.is_err()
+        {
+            writer.abort();
+            let _ = writer.await;
         }
     }
 

@@ -138,13 +138,19 @@ class Session:
 
     def await_reply(self, request_id: int) -> None:
         """Read frames until the response to `request_id`, answering server requests on the way."""
-        deadline = time.monotonic() + REPLY_TIMEOUT_S
+        if not self.pump(request_id, time.monotonic() + REPLY_TIMEOUT_S):
+            raise RuntimeError(f"no response to request {request_id} within {REPLY_TIMEOUT_S}s")
+
+    def pump(self, request_id: int | None, deadline: float) -> bool:
+        """Handle frames until the response to `request_id` (True) or the deadline (False)."""
         while True:
             try:
                 line = self.inbox.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
-                raise RuntimeError(f"no response to request {request_id} within {REPLY_TIMEOUT_S}s") from None
+                return False
             if line is None:
+                if request_id is None:
+                    return False
                 raise RuntimeError(f"stdout closed before the response to request {request_id}")
             try:
                 message = strict_json(line)
@@ -156,7 +162,7 @@ class Session:
                 }
                 self.send({"jsonrpc": "2.0", "id": message["id"], **reply})
             elif isinstance(message, dict) and message.get("id") == request_id and "method" not in message:
-                return
+                return True
 
     def close(self) -> str | None:
         """Close stdin and wait for the exit; returns a problem or None."""
@@ -199,9 +205,9 @@ def check_case(case: dict, quiet_ms: int, schemas: Schemas, python: str) -> tupl
             session.await_reply(request_id)
             if request_id == 0:
                 session.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        # Like the guard, watch a quiet window before closing stdin: a server may legitimately be
-        # busy (and print to its diverted stdout) for a while after the last reply.
-        time.sleep(quiet_ms / 1000)
+        # Like the guard, watch a quiet window before closing stdin (answering server requests): a
+        # server may legitimately be busy for a while after the last reply.
+        session.pump(None, time.monotonic() + quiet_ms / 1000)
         problem = session.close()
         if problem:
             problems.append(problem)
@@ -309,8 +315,9 @@ def main() -> int:
         return check_case(case, case.get("quietMs", default_quiet_ms), schemas, sys.executable)
 
     # Python servers first: they need far more CPU than the Node ones.
+    slow_first = sorted(cases, key=lambda c: "{python}" not in c["command"])
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {c["name"]: pool.submit(check, c) for c in sorted(cases, key=lambda c: "{python}" not in c["command"])}
+        futures = {c["name"]: pool.submit(check, c) for c in slow_first}
         results = [futures[c["name"]].result() for c in cases]
 
     total, failed = 0, 0

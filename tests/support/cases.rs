@@ -124,21 +124,21 @@ fn run_case(dir: &Path, base: &[String], case: &Value) -> Result<(), String> {
             show(&actual)
         ));
     }
-    if let Some(stage) = case.get("shutdownStage") {
-        if json["process"]["shutdown"]["stage"] != *stage {
-            problems.push(format!(
-                "shutdown stage: expected {stage}, got {}",
-                json["process"]["shutdown"]["stage"]
-            ));
-        }
+    if let Some(stage) = case.get("shutdownStage")
+        && json["process"]["shutdown"]["stage"] != *stage
+    {
+        problems.push(format!(
+            "shutdown stage: expected {stage}, got {}",
+            json["process"]["shutdown"]["stage"]
+        ));
     }
-    if let Some(max) = case.get("maxSeconds").and_then(Value::as_f64) {
-        if run.elapsed.as_secs_f64() > max {
-            problems.push(format!(
-                "took {:.2} s, more than {max} s",
-                run.elapsed.as_secs_f64()
-            ));
-        }
+    if let Some(max) = case.get("maxSeconds").and_then(Value::as_f64)
+        && run.elapsed.as_secs_f64() > max
+    {
+        problems.push(format!(
+            "took {:.2} s, more than {max} s",
+            run.elapsed.as_secs_f64()
+        ));
     }
     if let Some(Value::Object(expect)) = case.get("json") {
         for (pointer, want) in expect {

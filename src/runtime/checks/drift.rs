@@ -88,46 +88,46 @@ pub fn compare(runs: &[RunRecord]) -> (Drift, Vec<Issue>) {
                     ),
                 ));
             }
-            if let (Some(a), Some(b)) = (tools(base), tools(r)) {
-                if a != b {
-                    d.tools_changed.push(r.run);
-                    let added: Vec<&String> = b.iter().filter(|n| !a.contains(n)).collect();
-                    let removed: Vec<&String> = a.iter().filter(|n| !b.contains(n)).collect();
-                    push(Issue::new(
-                        &rules::REPEAT_TOOL_DRIFT,
-                        format!(
-                            "run {} listed {} tool(s), run {} listed {} (added {:?}, removed {:?})",
-                            base.run,
-                            a.len(),
-                            r.run,
-                            b.len(),
-                            added,
-                            removed
-                        ),
-                    ));
-                }
+            if let (Some(a), Some(b)) = (tools(base), tools(r))
+                && a != b
+            {
+                d.tools_changed.push(r.run);
+                let added: Vec<&String> = b.iter().filter(|n| !a.contains(n)).collect();
+                let removed: Vec<&String> = a.iter().filter(|n| !b.contains(n)).collect();
+                push(Issue::new(
+                    &rules::REPEAT_TOOL_DRIFT,
+                    format!(
+                        "run {} listed {} tool(s), run {} listed {} (added {:?}, removed {:?})",
+                        base.run,
+                        a.len(),
+                        r.run,
+                        b.len(),
+                        added,
+                        removed
+                    ),
+                ));
             }
             for (kind, changed) in [
                 (ListKind::Resources, &mut d.resources_changed),
                 (ListKind::ResourceTemplates, &mut d.templates_changed),
                 (ListKind::Prompts, &mut d.prompts_changed),
             ] {
-                if let (Some(a), Some(b)) = (count(base, kind), count(r, kind)) {
-                    if a != b {
-                        changed.push(r.run);
-                        push(
-                            Issue::new(
-                                &rules::REPEAT_LIST_SHAPE_DRIFT,
-                                format!(
-                                    "{}: run {} listed {a} item(s), run {} listed {b}",
-                                    kind.method(),
-                                    base.run,
-                                    r.run
-                                ),
-                            )
-                            .field("method", kind.method()),
-                        );
-                    }
+                if let (Some(a), Some(b)) = (count(base, kind), count(r, kind))
+                    && a != b
+                {
+                    changed.push(r.run);
+                    push(
+                        Issue::new(
+                            &rules::REPEAT_LIST_SHAPE_DRIFT,
+                            format!(
+                                "{}: run {} listed {a} item(s), run {} listed {b}",
+                                kind.method(),
+                                base.run,
+                                r.run
+                            ),
+                        )
+                        .field("method", kind.method()),
+                    );
                 }
             }
         }

@@ -39,6 +39,7 @@ pub async fn run(s: &mut Session, window: Duration) -> (Era, DiscoverRecord) {
     };
     let started = s.now();
     let window = window.min(s.cfg.timeout);
+    let extensions = s.extensions.len();
     let outcome = s
         .request_with_timeout(
             "server/discover",
@@ -46,6 +47,9 @@ pub async fn run(s: &mut Session, window: Duration) -> (Era, DiscoverRecord) {
             window,
         )
         .await;
+    // A busy server (still importing) gets the window stretched like any deadline, but the
+    // window is the guard's own bound, not a timeout the server missed: no deadline note.
+    s.extensions.truncate(extensions);
     rec.duration = Some(s.now().saturating_sub(started));
     rec.request_id = Some(s.last_request_id());
     let era = match outcome {

@@ -48,15 +48,15 @@ pub fn check_result_type(s: &mut Session, method: &str, value: &Value) {
     if s.request_meta.is_none() {
         return;
     }
-    if crate::runtime::checks::discover::is_cacheable(method) {
-        if let Some(issue) = crate::runtime::checks::discover::cache_fields(value, method) {
-            let code = issue.code();
-            let already = s.issues.iter().any(|i| {
-                i.code() == code && i.fields.get("method").and_then(Value::as_str) == Some(method)
-            });
-            if !already {
-                s.record(issue);
-            }
+    if crate::runtime::checks::discover::is_cacheable(method)
+        && let Some(issue) = crate::runtime::checks::discover::cache_fields(value, method)
+    {
+        let code = issue.code();
+        let already = s.issues.iter().any(|i| {
+            i.code() == code && i.fields.get("method").and_then(Value::as_str) == Some(method)
+        });
+        if !already {
+            s.record(issue);
         }
     }
     if value.get("resultType").is_some_and(Value::is_string) {

@@ -62,7 +62,7 @@ pub async fn run(
         s.link.close_stdin(Duration::from_millis(500)).await;
         s.mark_stdin_closed();
         let closed_at = s.now();
-        rec.stage = if s.wait_exit(Instant::now() + cfg.stdin_grace).await {
+        rec.stage = if s.wait_exit_busy(cfg.stdin_grace).await {
             ShutdownStage::StdinEof
         } else {
             server.signal_group(Signal::SIGTERM);
