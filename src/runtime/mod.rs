@@ -49,14 +49,14 @@ pub struct RunSpec {
 /// without it: the probe must never cost a legacy server its verdict. The crash is reported
 /// (a warning) only when the second process shows the server works without the probe.
 pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
-    let first = run_once(spec, run, spec.probes.discover).await;
+    let first = run_once(spec, run, spec.probes.discover, Ops::DeferIfStateless).await;
     if first.era == Era::Stateless {
         return legacy_too(spec, run, first).await;
     }
     if !discover_may_be_to_blame(&first) {
         return first;
     }
-    let mut second = run_once(spec, run, false).await;
+    let mut second = run_once(spec, run, false, Ops::Run).await;
     if second.initialized {
         let how = if first.discover.answer == Some("crashed") {
             "exited or closed stdout when sent server/discover"
@@ -106,9 +106,11 @@ fn discover_may_be_to_blame(first: &RunRecord) -> bool {
 /// a fresh process without the probe. A dual-era server (it initializes) is reported with the
 /// legacy run as the primary one and the stateless run's protocol findings added, tagged
 /// `era: stateless`; its explicit operations and process lifecycle are judged once, in the legacy
-/// run. A stateless-only server (it refuses `initialize`) keeps its stateless record.
+/// run. A stateless-only server (it refuses `initialize`) is reported from its stateless run.
+/// The explicit operations (tool calls among them) run exactly once: the stateless run defers
+/// them, and a stateless-only server gets one more stateless run that sends them.
 async fn legacy_too(spec: &RunSpec, run: u32, stateless: RunRecord) -> RunRecord {
-    let mut legacy = run_once(spec, run, false).await;
+    let mut legacy = run_once(spec, run, false, Ops::Run).await;
     // Only an error reply to `initialize` means "no legacy era here"; a timeout, a crash or a
     // broken reply is a finding of the legacy run, reported as such.
     if !legacy.initialized
@@ -117,7 +119,11 @@ async fn legacy_too(spec: &RunSpec, run: u32, stateless: RunRecord) -> RunRecord
             .iter()
             .any(|i| i.code() == rules::INITIALIZE_ERROR.code)
     {
-        let mut only = stateless;
+        let mut only = if spec.operations.is_empty() {
+            stateless
+        } else {
+            run_once(spec, run, true, Ops::Run).await
+        };
         only.legacy_refused = true;
         return only;
     }
@@ -149,7 +155,15 @@ async fn legacy_too(spec: &RunSpec, run: u32, stateless: RunRecord) -> RunRecord
     legacy
 }
 
-async fn run_once(spec: &RunSpec, run: u32, discover: bool) -> RunRecord {
+/// Whether a run sends the explicit operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ops {
+    Run,
+    /// Not if the server turns out stateless: a legacy run follows and sends them.
+    DeferIfStateless,
+}
+
+async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunRecord {
     let start = Instant::now();
     let mut checks_ran = BTreeSet::new();
     checks_ran.insert(Check::Process);
@@ -286,7 +300,8 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool) -> RunRecord {
         probes::lists::unprobed(&capabilities)
     };
     let mut tool_schema = lists.tool_schema.clone();
-    let operations = if hs.ok {
+    let run_ops = !(ops == Ops::DeferIfStateless && era == Era::Stateless);
+    let operations = if hs.ok && run_ops {
         if !spec.operations.is_empty() {
             checks_ran.insert(Check::Operation);
         }

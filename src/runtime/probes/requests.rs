@@ -180,7 +180,7 @@ fn judge_result(
                     Issue::new(
                         &protocol_rules::TOOL_RESULT_IS_ERROR,
                         format!(
-                            "tool {name:?} returned isError: true: {:?}",
+                            "tool {name:?} returned isError: true: {}",
                             crate::runtime::checks::initialize::short(&Value::from(text))
                         ),
                     )
