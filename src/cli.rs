@@ -403,6 +403,81 @@ mod tests {
     }
 
     #[test]
+    fn profiles_are_presets_that_flags_narrow_or_deepen() {
+        let s = run(&["--profile", "registry", "--", "sh"]).unwrap();
+        assert_eq!((s.targets[0].repeat, s.format), (2, Format::Text));
+        assert!(s.targets[0].spec.probes.capabilities);
+        let s = run(&["--profile", "registry", "--repeat", "1", "--", "sh"]).unwrap();
+        assert_eq!(s.targets[0].repeat, 1);
+        let s = run(&["--profile", "smoke", "--", "sh"]).unwrap();
+        assert!(!s.targets[0].spec.probes.capabilities);
+        let s = run(&["--profile", "smoke", "--capability-probes", "--", "sh"]).unwrap();
+        assert!(s.targets[0].spec.probes.capabilities);
+        let s = run(&["--profile", "ci", "--", "sh"]).unwrap();
+        assert_eq!(s.format, Format::Json);
+        assert!(s.fail_on_static && s.adversarial.probes.is_empty());
+        let s = run(&["--profile", "ci", "--format", "text", "--", "sh"]).unwrap();
+        assert_eq!(s.format, Format::Text);
+        let s = run(&["--profile", "strict", "--", "sh"]).unwrap();
+        assert_eq!(s.adversarial.probes.len(), 4);
+        assert_eq!(s.targets[0].repeat, 2);
+        let s = run(&[
+            "--profile",
+            "strict",
+            "--adversarial-probes",
+            "none",
+            "--",
+            "sh",
+        ])
+        .unwrap();
+        assert!(s.adversarial.probes.is_empty());
+        let s = run(&[
+            "--adversarial-probes",
+            "invalid-method,notification",
+            "--adversarial-probe",
+            "invalid-method",
+            "--",
+            "sh",
+        ])
+        .unwrap();
+        assert_eq!(s.adversarial.probes, ["invalid-method", "notification"]);
+        assert!(usage_error(&["--profile", "fast", "--", "sh"]).contains("unknown"));
+        assert!(usage_error(&["--tool-name-rule", "loose", "--", "sh"]).contains("loose"));
+        assert!(usage_error(&["--repeat", "0", "--", "sh"]).contains("out of range"));
+        assert!(usage_error(&["--adversarial-probe", "fuzz", "--", "sh"]).contains("fuzz"));
+        assert!(usage_error(&["--server", "x", "--", "sh"]).contains("--mcp-config"));
+    }
+
+    #[test]
+    fn protocol_all_expands_into_one_target_per_legacy_revision() {
+        let s = run(&["--protocol", "all", "--", "sh", "-c", "true"]).unwrap();
+        let revs: Vec<&str> = s
+            .targets
+            .iter()
+            .map(|t| t.spec.session.protocol.as_str())
+            .collect();
+        assert_eq!(revs, protocol::LEGACY_REVISIONS);
+        assert_eq!(s.targets[3].name, "sh -c true @ 2025-11-25");
+        let s = run(&[
+            "--no-discover",
+            "--max-pages",
+            "7",
+            "--tool-name-rule",
+            "strict-client",
+            "--",
+            "sh",
+        ])
+        .unwrap();
+        let p = &s.targets[0].spec.probes;
+        assert!(!p.discover);
+        assert_eq!(p.max_pages, 7);
+        assert_eq!(
+            p.name_rule,
+            crate::runtime::checks::tools::NameRule::StrictClient
+        );
+    }
+
+    #[test]
     fn help_and_version_are_printed_not_failed() {
         assert!(matches!(
             parse(["mcp-stdio-guard", "--help"]),
