@@ -223,9 +223,10 @@ macro_rules! rules {
 }
 
 pub mod runtime;
+pub mod scan;
 
 /// Every area's list, in the order docs and SARIF present them.
-static AREAS: &[&[&Rule]] = &[runtime::ALL];
+static AREAS: &[&[&Rule]] = &[runtime::ALL, scan::ALL];
 
 /// Every rule of the catalogue, in a stable order.
 pub fn all() -> impl Iterator<Item = &'static Rule> {
