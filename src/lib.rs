@@ -14,6 +14,7 @@ pub mod protocol;
 pub mod redact;
 pub mod report;
 pub mod runtime;
+pub mod scan;
 
 /// The guard's version (also in JSON fingerprints, SARIF and `--version`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
