@@ -1,10 +1,10 @@
 //! The binary: parse arguments → run → render → exit code. The only place that writes stdout.
 //! A closed stdout pipe (e.g. `| head`) ends the program quietly with the run's exit code.
 
-use mcp_stdio_guard::cli::{self, Command, Format, Settings};
+use mcp_stdio_guard::cli::{self, Command, Format, ScanSettings, Settings};
 use mcp_stdio_guard::exit::{Exit, Failure};
 use mcp_stdio_guard::redact::Redactor;
-use mcp_stdio_guard::report::{self, Context, Report, Target};
+use mcp_stdio_guard::report::{self, Context, Report, ScanSection, Target};
 use mcp_stdio_guard::{catalog, runtime};
 use std::io::Write;
 
@@ -43,10 +43,39 @@ fn real_main() -> Result<Exit, Failure> {
             ))),
         },
         Command::Run(settings) => run(*settings),
+        Command::Scan(settings) => {
+            let report = Report {
+                targets: Vec::new(),
+                scan: Some(scan(&settings)?),
+            };
+            write_stdout(&render(&report, settings.format));
+            Ok(report.exit())
+        }
+    }
+}
+
+/// Runs a static scan into its report section.
+fn scan(settings: &ScanSettings) -> Result<ScanSection, Failure> {
+    let result = mcp_stdio_guard::scan::run(&settings.options)?;
+    let paths = settings
+        .options
+        .paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    Ok(ScanSection::new(paths, settings.fail_on_findings, result))
+}
+
+fn render(report: &Report, format: Format) -> String {
+    match format {
+        Format::Text => report::text::render(report),
+        Format::Json => report::json::render(report),
     }
 }
 
 fn run(settings: Settings) -> Result<Exit, Failure> {
+    // The scan runs first: a bad --scan path fails before anything is spawned.
+    let scan_section = settings.scan.as_ref().map(scan).transpose()?;
     runtime::process::become_subreaper();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -85,12 +114,9 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
     };
     let report = Report {
         targets: vec![Target::new(context, vec![record], &secrets)],
+        scan: scan_section,
     };
-    let text = match settings.format {
-        Format::Text => report::text::render(&report),
-        Format::Json => report::json::render(&report),
-    };
-    write_stdout(&text);
+    write_stdout(&render(&report, settings.format));
     Ok(report.exit())
 }
 

@@ -5,7 +5,7 @@
 //! `summary` and `issues`, and `servers[]` holds one full contract object per server.
 
 use super::status::{self, CONTRACT_CLASSES};
-use super::{Report, Target};
+use super::{Report, ScanSection, Target};
 use crate::catalog::Check;
 use crate::issue::{Issue, Location};
 use crate::runtime::record::{OperationRecord, RunRecord};
@@ -22,15 +22,18 @@ pub fn render(report: &Report) -> String {
 }
 
 pub fn to_value(report: &Report) -> Value {
+    if report.targets.is_empty() {
+        return scan_value(report.scan.as_ref());
+    }
     if report.targets.len() == 1 {
-        return target_value(&report.targets[0]);
+        return target_value(&report.targets[0], report.scan.as_ref());
     }
     let all: Vec<Issue> = report.issues().cloned().collect();
     let servers: Vec<Value> = report
         .targets
         .iter()
         .map(|t| {
-            let mut v = target_value(t);
+            let mut v = target_value(t, None);
             v["name"] = Value::from(t.name.clone());
             v
         })
@@ -45,16 +48,26 @@ pub fn to_value(report: &Report) -> Value {
     })
 }
 
-fn target_value(t: &Target) -> Value {
+fn target_value(t: &Target, scan: Option<&ScanSection>) -> Value {
     let first = &t.runs[0];
-    let ran: BTreeSet<Check> = t
+    let mut ran: BTreeSet<Check> = t
         .runs
         .iter()
         .flat_map(|r| r.checks_ran.iter().copied())
         .collect();
+    // `--scan` findings merge into the server's issues, checks and summary (reference contract).
+    let merged: Vec<Issue>;
+    let issues: &[Issue] = match scan {
+        Some(s) => {
+            ran.insert(Check::StaticScan);
+            merged = t.issues.iter().chain(&s.issues).cloned().collect();
+            &merged
+        }
+        None => &t.issues,
+    };
     let mut v = json!({
         "schemaVersion": SCHEMA_VERSION,
-        "ok": !t.issues.iter().any(Issue::is_error),
+        "ok": !issues.iter().any(Issue::is_error),
         "config": config_value(),
         "profile": t.context.profile,
         "command": command_value(t),
@@ -66,14 +79,14 @@ fn target_value(t: &Target) -> Value {
         "adversarial": {"enabled": false, "probes": []},
         "capabilityProbes": false,
         "capabilityKeys": first.capability_keys,
-        "fingerprint": fingerprint_value(t),
+        "fingerprint": fingerprint_value(t, scan),
         "process": process_value(first, t.context.timeout_ms),
-        "issueClasses": classes_value(&t.issues),
-        "summary": summary_value(&t.issues),
-        "checks": checks_value(&t.issues, &ran),
-        "issues": t.issues.iter().map(issue_value).collect::<Vec<_>>(),
-        "staticScan": {"enabled": false, "path": "", "failOnFindings": false},
-        "staticFindings": [],
+        "issueClasses": classes_value(issues),
+        "summary": summary_value(issues),
+        "checks": checks_value(issues, &ran),
+        "issues": issues.iter().map(issue_value).collect::<Vec<_>>(),
+        "staticScan": static_scan_value(scan),
+        "staticFindings": scan.map_or_else(Vec::new, |s| s.issues.iter().map(static_finding_value).collect()),
         "stderr": stderr_value(first),
     });
     if t.runs.len() > 1 {
@@ -126,7 +139,7 @@ fn operation_value(op: &OperationRecord) -> Value {
     })
 }
 
-fn fingerprint_value(t: &Target) -> Value {
+fn fingerprint_value(t: &Target, scan: Option<&ScanSection>) -> Value {
     let c = &t.context;
     let cwd_requested = c
         .cwd_requested
@@ -170,7 +183,7 @@ fn fingerprint_value(t: &Target) -> Value {
         "runtimes": {},
         "package": null,
         "env": {"inherited": true, "names": c.env_names, "values": env_values},
-        "staticScan": {"enabled": false, "path": "", "failOnFindings": false},
+        "staticScan": static_scan_value(scan),
         "timings": {
             "startupMs": first.timings.spawn.map(|d| d.as_millis() as u64),
             "initializeMs": first.timings.initialize.map(|d| d.as_millis() as u64),
@@ -358,4 +371,95 @@ pub fn issue_value(i: &Issue) -> Value {
     }
     v.insert("docs".into(), Value::from(i.rule.docs_url()));
     Value::Object(v)
+}
+
+/// The reference's `staticScan` block.
+fn static_scan_value(scan: Option<&ScanSection>) -> Value {
+    match scan {
+        Some(s) => json!({
+            "enabled": true,
+            "path": s.paths.join(" "),
+            "failOnFindings": s.fail_on_findings,
+        }),
+        None => json!({"enabled": false, "path": "", "failOnFindings": false}),
+    }
+}
+
+/// The position fields of a source finding (`file`, `line`, `column`, `endLine`, `endColumn`).
+fn source_fields(i: &Issue, v: &mut Map<String, Value>) {
+    if let Some(Location::Source {
+        file,
+        line,
+        column,
+        end_line,
+        end_column,
+    }) = &i.location
+    {
+        v.insert("file".into(), Value::from(file.display().to_string()));
+        v.insert("line".into(), Value::from(*line));
+        v.insert("column".into(), Value::from(*column));
+        v.insert("endLine".into(), Value::from(*end_line));
+        v.insert("endColumn".into(), Value::from(*end_column));
+    }
+}
+
+/// One entry of the reference's `staticFindings[]` (`reason` is the reference's name for the rule).
+fn static_finding_value(i: &Issue) -> Value {
+    let mut v = Map::new();
+    v.insert(
+        "language".into(),
+        i.fields.get("language").cloned().unwrap_or(Value::from("")),
+    );
+    source_fields(i, &mut v);
+    v.insert("rule".into(), Value::from(i.code()));
+    v.insert("reason".into(), Value::from(i.code()));
+    v.insert("severity".into(), Value::from(i.severity.as_str()));
+    v.insert("message".into(), Value::from(i.message.clone()));
+    v.insert("help".into(), Value::from(i.help.clone()));
+    Value::Object(v)
+}
+
+/// One entry of `scan --format json`'s `findings[]`.
+fn finding_value(i: &Issue) -> Value {
+    let mut v = Map::new();
+    source_fields(i, &mut v);
+    v.insert("rule".into(), Value::from(i.code()));
+    v.insert("severity".into(), Value::from(i.severity.as_str()));
+    v.insert("message".into(), Value::from(i.message.clone()));
+    v.insert("help".into(), Value::from(i.help.clone()));
+    for key in ["language", "context"] {
+        if let Some(val) = i.fields.get(key) {
+            v.insert(key.into(), val.clone());
+        }
+    }
+    v.insert("docs".into(), Value::from(i.rule.docs_url()));
+    Value::Object(v)
+}
+
+/// `scan --format json`: the findings with the same `ok`/`summary` as the runtime contract.
+fn scan_value(scan: Option<&ScanSection>) -> Value {
+    let empty = ScanSection::default();
+    let s = scan.unwrap_or(&empty);
+    let st = &s.stats;
+    let languages: Map<String, Value> = st
+        .languages
+        .iter()
+        .map(|(l, n)| (l.to_string(), Value::from(*n)))
+        .collect();
+    json!({
+        "schemaVersion": SCHEMA_VERSION,
+        "ok": !s.issues.iter().any(Issue::is_error),
+        "staticScan": static_scan_value(scan),
+        "summary": summary_value(&s.issues),
+        "findings": s.issues.iter().map(finding_value).collect::<Vec<_>>(),
+        "stats": {
+            "files": st.files,
+            "parsed": st.parsed,
+            "prefiltered": st.prefiltered,
+            "skipped": st.skipped,
+            "bytes": st.bytes,
+            "durationMs": st.duration.as_millis() as u64,
+            "languages": languages,
+        },
+    })
 }

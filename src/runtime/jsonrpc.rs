@@ -191,7 +191,8 @@ fn classify_one(value: &Value) -> Classified {
     }
     // Keep the id of a broken response so the session can still pair it.
     if !out.violations.is_empty()
-        && let Some(Message::Result { id, .. } | Message::Error { id: Some(id), .. }) = out.message.take()
+        && let Some(Message::Result { id, .. } | Message::Error { id: Some(id), .. }) =
+            out.message.take()
     {
         out.broken_response_id = Some(id.to_value());
     }
