@@ -736,9 +736,13 @@ impl<'t> Js<'t> {
             "object" | "array" => Val::Lit(node),
             _ => Val::Unknown,
         };
+        // `console.log = console.error` changes what the spelled-out path means from then on; an
+        // alias taken earlier keeps the original function, so only spelled paths are checked.
         if let Val::Path(p) = &val {
-            if let Some(v) = self.overridden(p, node, scope, depth) {
-                return v;
+            if matches!(node.kind(), "member_expression" | "subscript_expression") {
+                if let Some(v) = self.overridden(p, node, scope, depth) {
+                    return v;
+                }
             }
         }
         val
@@ -895,6 +899,21 @@ impl<'t> Js<'t> {
         match path.as_str() {
             "process.stdout.write" | "process.stdout.end" => {
                 if path.ends_with(".end") && args_used.is_empty() {
+                    return;
+                }
+                // Inside a replacement of process.stdout.write, calling the saved original is
+                // the filter passing protocol lines through.
+                let pos = call.start_byte();
+                let in_filter = self
+                    .overrides
+                    .get("process.stdout.write")
+                    .is_some_and(|list| {
+                        list.iter().any(|b| match b.def {
+                            Def::Value(v) => v.byte_range().contains(&pos),
+                            _ => false,
+                        })
+                    });
+                if in_filter {
                     return;
                 }
                 if args_used
@@ -1259,6 +1278,8 @@ impl<'t> Js<'t> {
         let last = if path.is_empty() { name } else { path };
         let last = last.trim_end_matches("()").rsplit('.').next().unwrap_or("");
         let lower = last.to_ascii_lowercase();
+        // `f.bind(process.stdout)`, `f.call(thisArg, ...)`: the first argument is `this`.
+        let this_arg = matches!(last, "bind" | "call" | "apply");
         let exempt = [
             "stdio",
             "transport",
@@ -1300,7 +1321,7 @@ impl<'t> Js<'t> {
             }
             let v = self.resolve(a, scope, 0);
             let Val::Path(p) = v else { continue };
-            if p == "process.stdout" && !exempt {
+            if p == "process.stdout" && !exempt && !this_arg {
                 self.report(
                     logger_rule(&lower),
                     call,
