@@ -47,6 +47,8 @@ struct Binding<'t> {
 struct Scope<'t> {
     parent: Option<usize>,
     function: bool,
+    /// A class body: `this.x` in its methods is looked up here.
+    class: bool,
     bindings: HashMap<&'t str, Vec<Binding<'t>>>,
 }
 
@@ -144,6 +146,8 @@ struct Js<'t> {
     scopes: Vec<Scope<'t>>,
     scope_of: HashMap<usize, usize>,
     overrides: HashMap<String, Vec<Binding<'t>>>,
+    /// `this.x = value` and class fields: (class body scope, name) → bindings.
+    this_attrs: HashMap<(usize, String), Vec<Binding<'t>>>,
     /// `x = value` for names declared elsewhere: (name node, value, scope of the assignment).
     reassigned: Vec<(Node<'t>, Node<'t>, usize)>,
     facts: FileFacts,
@@ -183,10 +187,12 @@ impl<'t> Js<'t> {
             scopes: vec![Scope {
                 parent: None,
                 function: true,
+                class: false,
                 bindings: HashMap::new(),
             }],
             scope_of: HashMap::new(),
             overrides: HashMap::new(),
+            this_attrs: HashMap::new(),
             reassigned: Vec::new(),
             facts: FileFacts::default(),
         }
@@ -225,6 +231,7 @@ impl<'t> Js<'t> {
         self.scopes.push(Scope {
             parent: Some(parent),
             function,
+            class: node.kind() == "class_body",
             bindings: HashMap::new(),
         });
         let id = self.scopes.len() - 1;
@@ -436,6 +443,21 @@ impl<'t> Js<'t> {
                     }
                 }
                 "import_statement" => self.collect_import(node, scope),
+                "field_definition" | "public_field_definition" => {
+                    let name = node
+                        .child_by_field_name("property")
+                        .or_else(|| node.child_by_field_name("name"));
+                    if let (Some(name), Some(value)) = (name, node.child_by_field_name("value")) {
+                        if self.scopes[scope].class {
+                            let key = (scope, self.text(name).to_string());
+                            self.this_attrs.entry(key).or_default().push(Binding {
+                                pos: node.start_byte(),
+                                def: Def::Value(value),
+                                scope,
+                            });
+                        }
+                    }
+                }
                 "assignment_expression" => {
                     if let (Some(left), Some(right)) = (
                         node.child_by_field_name("left"),
@@ -443,6 +465,15 @@ impl<'t> Js<'t> {
                     ) {
                         match left.kind() {
                             "identifier" => self.reassigned.push((left, right, scope)),
+                            "member_expression" if self.this_member(left, scope).is_some() => {
+                                if let Some(key) = self.this_member(left, scope) {
+                                    self.this_attrs.entry(key).or_default().push(Binding {
+                                        pos: node.start_byte(),
+                                        def: Def::Value(right),
+                                        scope,
+                                    });
+                                }
+                            }
                             "member_expression" | "subscript_expression" => {
                                 if let Some(path) = self.static_path(left) {
                                     let path = normalize_path(path);
@@ -526,6 +557,22 @@ impl<'t> Js<'t> {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// `this.name` inside a class: the class body scope and the property name.
+    fn this_member(&self, node: Node<'t>, scope: usize) -> Option<(usize, String)> {
+        let obj = node.child_by_field_name("object")?;
+        if obj.kind() != "this" {
+            return None;
+        }
+        let prop = self.text(node.child_by_field_name("property")?).to_string();
+        let mut s = scope;
+        loop {
+            if self.scopes[s].class {
+                return Some((s, prop));
+            }
+            s = self.scopes[s].parent?;
         }
     }
 
@@ -683,6 +730,17 @@ impl<'t> Js<'t> {
                 let Some(prop) = prop else {
                     return Val::Unknown;
                 };
+                if let Some(key) = self.this_member(node, scope) {
+                    let Some(b) = self.this_attrs.get(&key).and_then(|l| l.last()) else {
+                        return Val::Unknown;
+                    };
+                    return match b.def {
+                        Def::Value(v) if !v.byte_range().contains(&node.start_byte()) => {
+                            self.resolve(v, b.scope, depth + 1)
+                        }
+                        _ => Val::Unknown,
+                    };
+                }
                 match self.resolve(obj, scope, depth + 1) {
                     Val::Path(p) => Val::Path(normalize_path(format!("{p}.{prop}"))),
                     Val::Lit(o) => self.member_of_literal(o, &prop, scope, depth),
@@ -1389,6 +1447,9 @@ impl<'t> Js<'t> {
         }
         if target.as_deref().is_some_and(|t| t.starts_with("console.")) {
             return; // an override, handled by resolution
+        }
+        if self.this_member(left, scope).is_some() {
+            return; // `this.log = console.log`: calls of `this.log` are followed
         }
         let r = unwrap_expr(right);
         let is_ref = matches!(

@@ -57,6 +57,8 @@ struct Scope<'t> {
     parent: Option<usize>,
     bindings: HashMap<&'t str, Vec<Binding<'t>>>,
     globals: Vec<&'t str>,
+    /// For a method: the scope of the class whose body defines it (`self.x` lookups).
+    class: Option<usize>,
 }
 
 /// What an expression evaluates to, as far as the scan can tell.
@@ -182,6 +184,8 @@ struct Py<'t> {
     star_imports: Vec<(usize, String)>,
     /// `builtins.print = ...` style overrides: path → bindings.
     overrides: HashMap<String, Vec<Binding<'t>>>,
+    /// `self.attr = value` inside methods: (class scope, attr) → bindings.
+    self_attrs: HashMap<(usize, &'t str), Vec<Binding<'t>>>,
     /// Byte offsets where `sys.stdout` is replaced by something that is not stdout, with the
     /// scope the assignment runs in.
     stdout_replaced: Vec<(usize, usize)>,
@@ -201,10 +205,12 @@ impl<'t> Py<'t> {
                 parent: None,
                 bindings: HashMap::new(),
                 globals: Vec::new(),
+                class: None,
             }],
             scope_of: HashMap::new(),
             star_imports: Vec::new(),
             overrides: HashMap::new(),
+            self_attrs: HashMap::new(),
             stdout_replaced: Vec::new(),
             redirected: Vec::new(),
             saves_stdout_fd: memchr::memmem::find(src, b"dup(").is_some(),
@@ -249,6 +255,8 @@ impl<'t> Py<'t> {
             }),
             bindings: HashMap::new(),
             globals: Vec::new(),
+            class: (kind == Kind::Function && self.scopes[enclosing].kind == Kind::Class)
+                .then_some(enclosing),
         });
         let id = self.scopes.len() - 1;
         self.scope_of.insert(node.id(), id);
@@ -497,6 +505,18 @@ impl<'t> Py<'t> {
         match (left.kind(), right) {
             ("identifier", Some(value)) => self.bind(scope, left, Def::Value(value), scope),
             ("identifier", None) => {} // an annotation alone binds nothing
+            ("attribute", Some(value)) if self.self_attr(left, scope).is_some() => {
+                if let Some((class, attr)) = self.self_attr(left, scope) {
+                    self.self_attrs
+                        .entry((class, attr))
+                        .or_default()
+                        .push(Binding {
+                            pos: node.start_byte(),
+                            def: Def::Value(value),
+                            scope,
+                        });
+                }
+            }
             ("attribute", Some(value)) => {
                 // `builtins.print = ...`: an override of a module attribute.
                 if let Some(path) = self.static_path(left) {
@@ -554,6 +574,43 @@ impl<'t> Py<'t> {
             }
             _ => None,
         }
+    }
+
+    /// `self.attr` inside a method: the class scope and the attribute name.
+    fn self_attr(&self, node: Node<'t>, scope: usize) -> Option<(usize, &'t str)> {
+        let obj = node.child_by_field_name("object")?;
+        if obj.kind() != "identifier" || !matches!(self.text(obj), "self" | "cls") {
+            return None;
+        }
+        let attr = self.text(node.child_by_field_name("attribute")?);
+        // Nested functions and lambdas inside a method still see the method's `self`.
+        let mut s = scope;
+        loop {
+            let sc = &self.scopes[s];
+            if let Some(class) = sc.class {
+                return Some((class, attr));
+            }
+            if sc.kind != Kind::Function {
+                return None;
+            }
+            s = sc.parent?;
+        }
+    }
+
+    /// The value of `self.attr`: an assignment in any method, else a class attribute.
+    fn resolve_self_attr(&self, node: Node<'t>, scope: usize, depth: u32) -> Option<Val<'t>> {
+        let (class, attr) = self.self_attr(node, scope)?;
+        let binding = match self.self_attrs.get(&(class, attr)) {
+            Some(list) => list.last()?,
+            None => self.scopes[class].bindings.get(attr)?.last()?,
+        };
+        Some(match &binding.def {
+            Def::Value(v) if !v.byte_range().contains(&node.start_byte()) => {
+                self.resolve(*v, binding.scope, depth + 1)
+            }
+            Def::Import(q) => Val::Path(q.clone()),
+            _ => Val::Unknown,
+        })
     }
 
     // ------------------------------------------------------------------------------ lookup
@@ -641,6 +698,9 @@ impl<'t> Py<'t> {
                 ) else {
                     return Val::Unknown;
                 };
+                if let Some(v) = self.resolve_self_attr(node, scope, depth) {
+                    return v;
+                }
                 match self.resolve(obj, scope, depth + 1) {
                     Val::Path(p) => {
                         let path = format!("{p}.{}", self.text(attr));
@@ -1444,8 +1504,11 @@ impl<'t> Py<'t> {
             );
             return;
         }
-        // `self.log = print`: a stdout writer stored where calls cannot be followed.
-        if matches!(right.kind(), "identifier" | "attribute") {
+        // `self.log = print`: a stdout writer stored where calls cannot be followed (calls of
+        // `self.attr` are followed, so those are reported where they are called).
+        if matches!(right.kind(), "identifier" | "attribute")
+            && self.self_attr(left, scope).is_none()
+        {
             if let Val::Path(p) = self.resolve(right, scope, 0) {
                 if is_writer_function(&p) {
                     self.report(
