@@ -458,6 +458,7 @@ fn scan_value(scan: Option<&ScanSection>) -> Value {
             "prefiltered": st.prefiltered,
             "skipped": st.skipped,
             "bytes": st.bytes,
+            "parsedBytes": st.parsed_bytes,
             "durationMs": st.duration.as_millis() as u64,
             "languages": languages,
         },

@@ -9,6 +9,7 @@
 //! file, whatever the size of the tree.
 
 pub mod lang;
+pub mod plan;
 pub mod suppress;
 pub mod walk;
 
@@ -17,6 +18,7 @@ use crate::catalog::{Class, Rule, Severity};
 use crate::exit::Failure;
 use crate::issue::{Issue, Location};
 use lang::{Condition, Finding, Lang};
+use plan::Plan;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -42,8 +44,11 @@ pub struct ScanOptions {
     pub max_file_size: u64,
     /// Worker threads; 0 means one per core.
     pub threads: usize,
-    /// The byte prefilter; always on except in the test that proves it loses nothing.
+    /// The byte prefilter and the lexer plan; always on except in the test that proves they
+    /// lose nothing.
     pub prefilter: bool,
+    /// Files larger than this are parsed statement by statement (see `plan`).
+    pub region_min_bytes: usize,
 }
 
 impl ScanOptions {
@@ -58,6 +63,7 @@ impl ScanOptions {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             threads: 0,
             prefilter: true,
+            region_min_bytes: plan::DEFAULT_REGION_MIN_BYTES,
         }
     }
 
@@ -79,6 +85,8 @@ pub struct ScanStats {
     pub skipped: usize,
     /// Bytes read.
     pub bytes: u64,
+    /// Bytes handed to the parser (whole files, or the planned statements of large ones).
+    pub parsed_bytes: u64,
     pub duration: Duration,
     /// Files parsed per language.
     pub languages: Vec<(&'static str, usize)>,
@@ -101,6 +109,7 @@ struct FileOutcome {
     prefiltered: bool,
     skipped: bool,
     bytes: u64,
+    parsed_bytes: u64,
     /// Row starts for column conversion (only when there are findings).
     text: Option<Vec<u8>>,
 }
@@ -130,6 +139,14 @@ pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     }
     .min(files.len().max(1));
+
+    // Largest files first, so no thread is left parsing one big file while the others idle.
+    let mut order: Vec<(u64, usize)> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (std::fs::metadata(&f.path).map_or(0, |m| m.len()), i))
+        .collect();
+    order.sort_by(|a, b| b.cmp(a));
     let next = AtomicUsize::new(0);
     let mut outcomes: Vec<Option<FileOutcome>> = Vec::new();
     outcomes.resize_with(files.len(), || None);
@@ -139,8 +156,9 @@ pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
                 s.spawn(|| {
                     let mut mine = Vec::new();
                     loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(file) = files.get(i) else { break };
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&(_, i)) = order.get(k) else { break };
+                        let file = &files[i];
                         mine.push((i, scan_file(file, opts)));
                     }
                     mine
@@ -173,6 +191,7 @@ pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
             continue;
         };
         stats.bytes += o.bytes;
+        stats.parsed_bytes += o.parsed_bytes;
         stats.parsed += o.parsed as usize;
         stats.prefiltered += o.prefiltered as usize;
         stats.skipped += o.skipped as usize;
@@ -282,6 +301,24 @@ fn scan_file(file: &Candidate, opts: &ScanOptions) -> FileOutcome {
         Ok(_) => bytes,
         Err(_) => String::from_utf8_lossy(&bytes).into_owned().into_bytes(),
     };
+    let plan = if !opts.prefilter {
+        Plan::Whole
+    } else {
+        match lang {
+            Lang::Python => plan::python(&text, opts.region_min_bytes),
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => plan::javascript(&text),
+            _ => Plan::Whole,
+        }
+    };
+    if plan == Plan::Skip {
+        out.prefiltered = true;
+        return out;
+    }
+    out.parsed_bytes = match &plan {
+        Plan::Ranges(r) => r.iter().map(|(r, _)| r.len() as u64).sum(),
+        _ => text.len() as u64,
+    };
+    let parsed_whole = std::cell::Cell::new(false);
     let tree = PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let parser = parsers.entry(lang).or_insert_with(|| {
@@ -290,8 +327,23 @@ fn scan_file(file: &Candidate, opts: &ScanOptions) -> FileOutcome {
                 .expect("bundled grammars match the tree-sitter core");
             p
         });
+        if let Plan::Ranges(ranges) = &plan {
+            let ranges = ts_ranges(&text, ranges);
+            if parser.set_included_ranges(&ranges).is_ok() {
+                let partial = parser.parse(&text, None);
+                let _ = parser.set_included_ranges(&[]);
+                // A syntax error in the kept statements may come from the cut: parse it all.
+                if let Some(t) = partial.filter(|t| !t.root_node().has_error()) {
+                    return Some(t);
+                }
+                parsed_whole.set(true);
+            }
+        }
         parser.parse(&text, None)
     });
+    if parsed_whole.get() {
+        out.parsed_bytes += text.len() as u64;
+    }
     let Some(tree) = tree else {
         out.skipped = true;
         return out;
@@ -400,6 +452,33 @@ fn first_error(root: tree_sitter::Node) -> Option<tree_sitter::Node> {
             }
         }
     }
+}
+
+/// Byte ranges with their start rows → tree-sitter ranges.
+fn ts_ranges(text: &[u8], ranges: &[(std::ops::Range<usize>, usize)]) -> Vec<tree_sitter::Range> {
+    ranges
+        .iter()
+        .map(|(r, row)| {
+            let body = &text[r.clone()];
+            let newlines = memchr::memchr_iter(b'\n', body).count();
+            let end_col = match memchr::memrchr(b'\n', body) {
+                Some(p) => body.len() - p - 1,
+                None => body.len(),
+            };
+            tree_sitter::Range {
+                start_byte: r.start,
+                end_byte: r.end,
+                start_point: tree_sitter::Point {
+                    row: *row,
+                    column: 0,
+                },
+                end_point: tree_sitter::Point {
+                    row: row + newlines,
+                    column: end_col,
+                },
+            }
+        })
+        .collect()
 }
 
 fn row_starts(text: &[u8]) -> Vec<usize> {

@@ -3,7 +3,7 @@
 //! `LogToStandardErrorThreshold` (Microsoft.Extensions.Logging's console logger writes to stdout).
 //! `Console.Error` goes to stderr and is not reported.
 
-use super::{FileFacts, Finding, Lang, captured, query, snippet, text};
+use super::{Field, FileFacts, Finding, Lang, captured, query, snippet, text};
 use crate::catalog::scan::{
     STATIC_PRINT_CALL, STATIC_STDOUT_LOGGER, STATIC_STDOUT_REDIRECT, STATIC_STDOUT_WRITE,
 };
@@ -22,21 +22,14 @@ pub fn analyze(tree: &Tree, src: &[u8]) -> FileFacts {
 }
 
 fn check(n: Node, src: &[u8], using_static: bool, facts: &mut FileFacts) {
-    let Some(func) = n.child_by_field_name("function") else {
+    let Some(func) = n.field("function") else {
         return;
     };
-    let args = n
-        .child_by_field_name("arguments")
-        .map(|a| text(a, src))
-        .unwrap_or("");
+    let args = n.field("arguments").map(|a| text(a, src)).unwrap_or("");
     let (object, name) = match func.kind() {
         "member_access_expression" => (
-            func.child_by_field_name("expression")
-                .map(|e| text(e, src))
-                .unwrap_or(""),
-            func.child_by_field_name("name")
-                .map(|e| text(e, src))
-                .unwrap_or(""),
+            func.field("expression").map(|e| text(e, src)).unwrap_or(""),
+            func.field("name").map(|e| text(e, src)).unwrap_or(""),
         ),
         "identifier" if using_static => ("Console", text(func, src)),
         "generic_name" | "identifier" => ("", text(func, src)),

@@ -3,7 +3,7 @@
 //! included), so a local `fmt` value or another package's `Println` is not mistaken for `fmt`.
 //! Go's builtin `print`/`println` write to stderr and are not reported.
 
-use super::{FileFacts, Finding, Lang, captured, is_transport_name, query, snippet, text};
+use super::{Field, FileFacts, Finding, Lang, captured, is_transport_name, query, snippet, text};
 use crate::catalog::scan::{
     STATIC_PRINT_CALL, STATIC_STDOUT_INHERIT, STATIC_STDOUT_LOGGER, STATIC_STDOUT_REDIRECT,
     STATIC_STDOUT_WRITE,
@@ -68,11 +68,11 @@ impl<'t> Go<'t> {
     }
 
     fn import(&mut self, spec: Node<'t>) {
-        let Some(path) = spec.child_by_field_name("path") else {
+        let Some(path) = spec.field("path") else {
             return;
         };
         let path = self.text(path).trim_matches(['"', '`']).to_string();
-        match spec.child_by_field_name("name") {
+        match spec.field("name") {
             Some(n) if n.kind() == "dot" => {
                 self.dot.insert(path);
             }
@@ -103,10 +103,7 @@ impl<'t> Go<'t> {
     fn is_stdout(&self, n: Node<'t>) -> bool {
         match n.kind() {
             "selector_expression" => {
-                let (Some(op), Some(f)) = (
-                    n.child_by_field_name("operand"),
-                    n.child_by_field_name("field"),
-                ) else {
+                let (Some(op), Some(f)) = (n.field("operand"), n.field("field")) else {
                     return false;
                 };
                 self.text(f) == "Stdout" && self.package_of(op) == Some("os")
@@ -122,14 +119,8 @@ impl<'t> Go<'t> {
 
     fn track_vars(&mut self, n: Node<'t>) {
         let (left, right) = match n.kind() {
-            "var_spec" => (
-                n.child_by_field_name("name"),
-                n.child_by_field_name("value"),
-            ),
-            _ => (
-                n.child_by_field_name("left"),
-                n.child_by_field_name("right"),
-            ),
+            "var_spec" => (n.field("name"), n.field("value")),
+            _ => (n.field("left"), n.field("right")),
         };
         let (Some(left), Some(right)) = (left, right) else {
             return;
@@ -154,7 +145,7 @@ impl<'t> Go<'t> {
     }
 
     fn args(&self, call: Node<'t>) -> Vec<Node<'t>> {
-        let Some(list) = call.child_by_field_name("arguments") else {
+        let Some(list) = call.field("arguments") else {
             return Vec::new();
         };
         let mut c = list.walk();
@@ -168,17 +159,14 @@ impl<'t> Go<'t> {
     }
 
     fn call(&mut self, call: Node<'t>) {
-        let Some(func) = call.child_by_field_name("function") else {
+        let Some(func) = call.field("function") else {
             return;
         };
         let args = self.args(call);
         let name = snippet(func, self.src);
         let (pkg, fname) = match func.kind() {
             "selector_expression" => {
-                let (Some(op), Some(f)) = (
-                    func.child_by_field_name("operand"),
-                    func.child_by_field_name("field"),
-                ) else {
+                let (Some(op), Some(f)) = (func.field("operand"), func.field("field")) else {
                     return;
                 };
                 if self.is_stdout(op) {
@@ -256,10 +244,7 @@ impl<'t> Go<'t> {
     }
 
     fn assignment(&mut self, n: Node<'t>) {
-        let (Some(left), Some(right)) = (
-            n.child_by_field_name("left"),
-            n.child_by_field_name("right"),
-        ) else {
+        let (Some(left), Some(right)) = (n.field("left"), n.field("right")) else {
             return;
         };
         let (Some(l), Some(r)) = (left.named_child(0), right.named_child(0)) else {
@@ -281,10 +266,7 @@ impl<'t> Go<'t> {
             }
             return;
         }
-        let field = l
-            .child_by_field_name("field")
-            .map(|f| self.text(f))
-            .unwrap_or("");
+        let field = l.field("field").map(|f| self.text(f)).unwrap_or("");
         if self.is_stdout(r) {
             let rule = if matches!(field, "Stdout" | "Stderr") {
                 &STATIC_STDOUT_INHERIT

@@ -3,7 +3,7 @@
 //! with `inheritIO()`. `System.err` and `printStackTrace()` go to stderr and are not reported.
 //! A println of `writeValueAsString(...)`/`toJson(...)` is the hand-written JSON-RPC transport.
 
-use super::{FileFacts, Finding, Lang, captured, is_transport_name, query, snippet, text};
+use super::{Field, FileFacts, Finding, Lang, captured, is_transport_name, query, snippet, text};
 use crate::catalog::scan::{
     STATIC_PRINT_CALL, STATIC_STDOUT_INHERIT, STATIC_STDOUT_LOGGER, STATIC_STDOUT_REDIRECT,
     STATIC_STDOUT_WRITE,
@@ -44,7 +44,7 @@ fn json_payload(args: &str) -> bool {
 }
 
 fn check(n: Node, src: &[u8], static_out: bool, facts: &mut FileFacts) {
-    let args_node = n.child_by_field_name("arguments");
+    let args_node = n.field("arguments");
     let args = args_node.map(|a| text(a, src)).unwrap_or("");
     let arg_list: Vec<&str> = args_node
         .map(|a| {
@@ -56,10 +56,7 @@ fn check(n: Node, src: &[u8], static_out: bool, facts: &mut FileFacts) {
         .iter()
         .any(|a| is_system_out(a, static_out) || *a == "FileDescriptor.out");
     if n.kind() == "object_creation_expression" {
-        let ty = n
-            .child_by_field_name("type")
-            .map(|t| text(t, src))
-            .unwrap_or("");
+        let ty = n.field("type").map(|t| text(t, src)).unwrap_or("");
         if gives_stdout && !is_transport_name(ty) {
             let rule = if ty.contains("Handler") || ty.contains("Appender") || ty.contains("Log") {
                 &STATIC_STDOUT_LOGGER
@@ -74,14 +71,8 @@ fn check(n: Node, src: &[u8], static_out: bool, facts: &mut FileFacts) {
         }
         return;
     }
-    let object = n
-        .child_by_field_name("object")
-        .map(|o| text(o, src))
-        .unwrap_or("");
-    let name = n
-        .child_by_field_name("name")
-        .map(|o| text(o, src))
-        .unwrap_or("");
+    let object = n.field("object").map(|o| text(o, src)).unwrap_or("");
+    let name = n.field("name").map(|o| text(o, src)).unwrap_or("");
     if is_system_out(object, static_out) {
         let rule = match name {
             "print" | "println" | "printf" | "format" => &STATIC_PRINT_CALL,

@@ -9,7 +9,7 @@
 //! chaining and aliases all come out right. Strings, templates, JSX text and comments are never
 //! code, so they never match.
 
-use super::{FileFacts, Finding, snippet, text};
+use super::{Field, FileFacts, Finding, snippet, text};
 use crate::catalog::Rule;
 use crate::catalog::scan::{
     STATIC_CONSOLE_LOG, STATIC_PRINT_CALL, STATIC_STDOUT_INHERIT, STATIC_STDOUT_LOGGER,
@@ -265,7 +265,7 @@ impl<'t> Js<'t> {
                             self.bind(scope, p, def, eval);
                         }
                         "object_assignment_pattern" => {
-                            if let Some(left) = p.child_by_field_name("left") {
+                            if let Some(left) = p.field("left") {
                                 if left.kind() == "shorthand_property_identifier_pattern" {
                                     let def = match source {
                                         Some(s) => Def::Member(s, self.text(left).to_string()),
@@ -278,11 +278,11 @@ impl<'t> Js<'t> {
                             }
                         }
                         "pair_pattern" => {
-                            let key = p.child_by_field_name("key");
-                            let mut value = p.child_by_field_name("value");
+                            let key = p.field("key");
+                            let mut value = p.field("value");
                             if let Some(v) = value {
                                 if v.kind() == "assignment_pattern" {
-                                    value = v.child_by_field_name("left");
+                                    value = v.field("left");
                                 }
                             }
                             if let (Some(k), Some(v)) = (key, value) {
@@ -307,10 +307,7 @@ impl<'t> Js<'t> {
                 }
             }
             "assignment_pattern" => {
-                if let (Some(left), Some(right)) = (
-                    pattern.child_by_field_name("left"),
-                    pattern.child_by_field_name("right"),
-                ) {
+                if let (Some(left), Some(right)) = (pattern.field("left"), pattern.field("right")) {
                     // A parameter default: the value when the caller passes nothing.
                     self.bind_pattern(scope, left, source.or(Some(right)), eval);
                 }
@@ -345,10 +342,10 @@ impl<'t> Js<'t> {
         for p in list {
             match p.kind() {
                 "required_parameter" | "optional_parameter" => {
-                    let Some(pat) = p.child_by_field_name("pattern") else {
+                    let Some(pat) = p.field("pattern") else {
                         continue;
                     };
-                    let default = p.child_by_field_name("value");
+                    let default = p.field("value");
                     if pat.kind() == "identifier" {
                         let def = default.map(Def::Value).unwrap_or(Def::Opaque);
                         self.bind(inner, pat, def, outer);
@@ -357,10 +354,7 @@ impl<'t> Js<'t> {
                     }
                 }
                 "assignment_pattern" => {
-                    if let (Some(left), Some(right)) = (
-                        p.child_by_field_name("left"),
-                        p.child_by_field_name("right"),
-                    ) {
+                    if let (Some(left), Some(right)) = (p.field("left"), p.field("right")) {
                         if left.kind() == "identifier" {
                             self.bind(inner, left, Def::Value(right), outer);
                         } else {
@@ -374,16 +368,22 @@ impl<'t> Js<'t> {
     }
 
     fn collect(&mut self, root: Node<'t>) {
-        let mut stack = vec![(root, 0usize)];
-        while let Some((node, scope)) = stack.pop() {
+        super::walk(root, 0, |node, parent, scope| {
+            self.collect_node(node, parent, scope)
+        });
+    }
+
+    /// Pass 1 for one node; returns the scope of its children.
+    fn collect_node(&mut self, node: Node<'t>, parent: Option<Node<'t>>, scope: usize) -> usize {
+        {
             let mut child_scope = scope;
             match node.kind() {
                 "function_declaration" | "generator_function_declaration" => {
-                    if let Some(name) = node.child_by_field_name("name") {
+                    if let Some(name) = node.field("name") {
                         self.bind(scope, name, Def::Opaque, scope);
                     }
                     let inner = self.new_scope(node, scope, true);
-                    if let Some(p) = node.child_by_field_name("parameters") {
+                    if let Some(p) = node.field("parameters") {
                         self.bind_params(p, inner, scope);
                     }
                     child_scope = inner;
@@ -395,20 +395,17 @@ impl<'t> Js<'t> {
                 | "method_definition" => {
                     let inner = self.new_scope(node, scope, true);
                     if node.kind() != "method_definition" {
-                        if let Some(name) = node.child_by_field_name("name") {
+                        if let Some(name) = node.field("name") {
                             self.bind(inner, name, Def::Opaque, inner);
                         }
                     }
-                    if let Some(p) = node
-                        .child_by_field_name("parameters")
-                        .or_else(|| node.child_by_field_name("parameter"))
-                    {
+                    if let Some(p) = node.field("parameters").or_else(|| node.field("parameter")) {
                         self.bind_params(p, inner, scope);
                     }
                     child_scope = inner;
                 }
                 "class_declaration" | "abstract_class_declaration" => {
-                    if let Some(name) = node.child_by_field_name("name") {
+                    if let Some(name) = node.field("name") {
                         self.bind(scope, name, Def::Opaque, scope);
                     }
                     child_scope = self.new_scope(node, scope, false);
@@ -417,37 +414,33 @@ impl<'t> Js<'t> {
                 | "switch_body" | "class_static_block" => {
                     child_scope = self.new_scope(node, scope, false);
                     if node.kind() == "for_in_statement" {
-                        if let Some(left) = node.child_by_field_name("left") {
+                        if let Some(left) = node.field("left") {
                             self.bind_pattern(child_scope, left, None, child_scope);
                         }
                     }
                 }
                 "catch_clause" => {
                     child_scope = self.new_scope(node, scope, false);
-                    if let Some(p) = node.child_by_field_name("parameter") {
+                    if let Some(p) = node.field("parameter") {
                         self.bind_pattern(child_scope, p, None, child_scope);
                     }
                 }
                 "variable_declarator" => {
-                    let is_var = node
-                        .parent()
-                        .is_some_and(|p| p.kind() == "variable_declaration");
+                    let is_var = parent.is_some_and(|p| p.kind() == "variable_declaration");
                     let target = if is_var {
                         self.function_scope(scope)
                     } else {
                         scope
                     };
-                    if let Some(name) = node.child_by_field_name("name") {
-                        let value = node.child_by_field_name("value");
+                    if let Some(name) = node.field("name") {
+                        let value = node.field("value");
                         self.bind_pattern(target, name, value, scope);
                     }
                 }
                 "import_statement" => self.collect_import(node, scope),
                 "field_definition" | "public_field_definition" => {
-                    let name = node
-                        .child_by_field_name("property")
-                        .or_else(|| node.child_by_field_name("name"));
-                    if let (Some(name), Some(value)) = (name, node.child_by_field_name("value")) {
+                    let name = node.field("property").or_else(|| node.field("name"));
+                    if let (Some(name), Some(value)) = (name, node.field("value")) {
                         if self.scopes[scope].class {
                             let key = (scope, self.text(name).to_string());
                             self.this_attrs.entry(key).or_default().push(Binding {
@@ -459,10 +452,7 @@ impl<'t> Js<'t> {
                     }
                 }
                 "assignment_expression" => {
-                    if let (Some(left), Some(right)) = (
-                        node.child_by_field_name("left"),
-                        node.child_by_field_name("right"),
-                    ) {
+                    if let (Some(left), Some(right)) = (node.field("left"), node.field("right")) {
                         match left.kind() {
                             "identifier" => self.reassigned.push((left, right, scope)),
                             "member_expression" if self.this_member(left, scope).is_some() => {
@@ -490,16 +480,12 @@ impl<'t> Js<'t> {
                 }
                 _ => {}
             }
-            let mut c = node.walk();
-            let children: Vec<Node> = node.children(&mut c).collect();
-            for child in children.into_iter().rev() {
-                stack.push((child, child_scope));
-            }
+            child_scope
         }
     }
 
     fn collect_import(&mut self, node: Node<'t>, scope: usize) {
-        let Some(source) = node.child_by_field_name("source") else {
+        let Some(source) = node.field("source") else {
             // `import x = require('y')`
             let mut c = node.walk();
             let clause = node
@@ -507,7 +493,7 @@ impl<'t> Js<'t> {
                 .find(|n| n.kind() == "import_require_clause");
             if let Some(clause) = clause {
                 let name = clause.named_child(0);
-                let src = clause.child_by_field_name("source");
+                let src = clause.field("source");
                 if let (Some(name), Some(src)) = (name, src) {
                     if let Some(m) = self.string_value(src) {
                         self.bind(scope, name, Def::Import(normalize_module(&m)), scope);
@@ -542,10 +528,10 @@ impl<'t> Js<'t> {
                         if spec.kind() != "import_specifier" {
                             continue;
                         }
-                        let Some(name) = spec.child_by_field_name("name") else {
+                        let Some(name) = spec.field("name") else {
                             continue;
                         };
-                        let alias = spec.child_by_field_name("alias").unwrap_or(name);
+                        let alias = spec.field("alias").unwrap_or(name);
                         let imported = if name.kind() == "string" {
                             self.string_value(name).unwrap_or_default()
                         } else {
@@ -562,11 +548,11 @@ impl<'t> Js<'t> {
 
     /// `this.name` inside a class: the class body scope and the property name.
     fn this_member(&self, node: Node<'t>, scope: usize) -> Option<(usize, String)> {
-        let obj = node.child_by_field_name("object")?;
+        let obj = node.field("object")?;
         if obj.kind() != "this" {
             return None;
         }
-        let prop = self.text(node.child_by_field_name("property")?).to_string();
+        let prop = self.text(node.field("property")?).to_string();
         let mut s = scope;
         loop {
             if self.scopes[s].class {
@@ -611,13 +597,13 @@ impl<'t> Js<'t> {
                 Some(name.to_string())
             }
             "member_expression" => {
-                let obj = self.static_path(node.child_by_field_name("object")?)?;
-                let prop = node.child_by_field_name("property")?;
+                let obj = self.static_path(node.field("object")?)?;
+                let prop = node.field("property")?;
                 Some(format!("{obj}.{}", self.text(prop)))
             }
             "subscript_expression" => {
-                let obj = self.static_path(node.child_by_field_name("object")?)?;
-                let idx = node.child_by_field_name("index")?;
+                let obj = self.static_path(node.field("object")?)?;
+                let idx = node.field("index")?;
                 let key = self.string_value(idx)?;
                 Some(format!("{obj}.{key}"))
             }
@@ -713,19 +699,17 @@ impl<'t> Js<'t> {
                 }
             }
             "member_expression" | "subscript_expression" => {
-                let Some(obj) = node.child_by_field_name("object") else {
+                let Some(obj) = node.field("object") else {
                     return Val::Unknown;
                 };
                 let prop = if node.kind() == "member_expression" {
-                    node.child_by_field_name("property")
-                        .map(|p| self.text(p).to_string())
+                    node.field("property").map(|p| self.text(p).to_string())
                 } else {
-                    node.child_by_field_name("index").and_then(|i| {
-                        match self.resolve(i, scope, depth + 1) {
+                    node.field("index")
+                        .and_then(|i| match self.resolve(i, scope, depth + 1) {
                             Val::Str(s) => Some(s),
                             _ => None,
-                        }
-                    })
+                        })
                 };
                 let Some(prop) = prop else {
                     return Val::Unknown;
@@ -748,7 +732,7 @@ impl<'t> Js<'t> {
                 }
             }
             "call_expression" => {
-                let Some(func) = node.child_by_field_name("function") else {
+                let Some(func) = node.field("function") else {
                     return Val::Unknown;
                 };
                 let args = self.args(node);
@@ -772,7 +756,7 @@ impl<'t> Js<'t> {
                     None => Val::Unknown,
                 }
             }
-            "new_expression" => match node.child_by_field_name("constructor") {
+            "new_expression" => match node.field("constructor") {
                 Some(c) => match self.resolve(c, scope, depth + 1) {
                     Val::Path(p) => Val::Path(format!("{p}()")),
                     _ => Val::Unknown,
@@ -823,7 +807,7 @@ impl<'t> Js<'t> {
         for p in obj.named_children(&mut c) {
             match p.kind() {
                 "pair" => {
-                    let Some(k) = p.child_by_field_name("key") else {
+                    let Some(k) = p.field("key") else {
                         continue;
                     };
                     let key = match k.kind() {
@@ -832,7 +816,7 @@ impl<'t> Js<'t> {
                         _ => None,
                     };
                     if key.as_deref() == Some(name) {
-                        found = p.child_by_field_name("value");
+                        found = p.field("value");
                     }
                 }
                 "shorthand_property_identifier" if self.text(p) == name => found = Some(p),
@@ -868,7 +852,7 @@ impl<'t> Js<'t> {
     }
 
     fn args(&self, call: Node<'t>) -> Vec<Node<'t>> {
-        let Some(list) = call.child_by_field_name("arguments") else {
+        let Some(list) = call.field("arguments") else {
             return Vec::new();
         };
         if list.kind() != "arguments" {
@@ -901,8 +885,15 @@ impl<'t> Js<'t> {
     }
 
     fn check(&mut self, root: Node<'t>) {
-        let mut stack = vec![(root, 0usize)];
-        while let Some((node, scope)) = stack.pop() {
+        super::walk(root, 0, |node, parent, scope| {
+            self.check_node(node, parent, scope)
+        });
+    }
+
+    /// Pass 2 for one node; returns the scope of its children.
+    fn check_node(&mut self, node: Node<'t>, parent: Option<Node<'t>>, scope: usize) -> usize {
+        {
+            let _ = parent;
             let scope = self.scope_of.get(&node.id()).copied().unwrap_or(scope);
             match node.kind() {
                 "call_expression" => self.check_call(node, scope),
@@ -910,16 +901,12 @@ impl<'t> Js<'t> {
                 "assignment_expression" => self.check_assignment(node, scope),
                 _ => {}
             }
-            let mut c = node.walk();
-            let children: Vec<Node> = node.children(&mut c).collect();
-            for child in children.into_iter().rev() {
-                stack.push((child, scope));
-            }
+            scope
         }
     }
 
     fn check_call(&mut self, call: Node<'t>, scope: usize) {
-        let Some(func) = call.child_by_field_name("function") else {
+        let Some(func) = call.field("function") else {
             return;
         };
         let args = self.args(call);
@@ -1058,7 +1045,7 @@ impl<'t> Js<'t> {
     }
 
     fn check_new(&mut self, node: Node<'t>, scope: usize) {
-        let Some(ctor) = node.child_by_field_name("constructor") else {
+        let Some(ctor) = node.field("constructor") else {
             return;
         };
         let args = self.args(node);
@@ -1110,7 +1097,7 @@ impl<'t> Js<'t> {
     fn pino_destination_is_stdout(&self, dest: Node<'t>, scope: usize) -> Option<bool> {
         let node = unwrap_expr(dest);
         if node.kind() == "call_expression" {
-            let func = node.child_by_field_name("function")?;
+            let func = node.field("function")?;
             let p = self.resolve(func, scope, 0);
             if p.path() == Some("pino.destination") {
                 let args = self.args(node);
@@ -1201,7 +1188,7 @@ impl<'t> Js<'t> {
         };
         if verdict == Some(true) {
             let name = call
-                .child_by_field_name("function")
+                .field("function")
                 .map(|f| snippet(f, self.src))
                 .unwrap_or_default();
             self.report(
@@ -1314,7 +1301,7 @@ impl<'t> Js<'t> {
         };
         if flagged {
             let name = call
-                .child_by_field_name("function")
+                .field("function")
                 .map(|f| snippet(f, self.src))
                 .unwrap_or_default();
             self.report(
@@ -1329,8 +1316,8 @@ impl<'t> Js<'t> {
     /// callback.
     fn check_arguments(&mut self, call: Node<'t>, path: &str, args: &[Node<'t>], scope: usize) {
         let name = call
-            .child_by_field_name("function")
-            .or_else(|| call.child_by_field_name("constructor"))
+            .field("function")
+            .or_else(|| call.field("constructor"))
             .map(|f| self.text(f))
             .unwrap_or("");
         let last = if path.is_empty() { name } else { path };
@@ -1412,18 +1399,14 @@ impl<'t> Js<'t> {
     }
 
     fn is_bind(&self, call: Node<'t>) -> bool {
-        call.child_by_field_name("function").is_some_and(|f| {
+        call.field("function").is_some_and(|f| {
             f.kind() == "member_expression"
-                && f.child_by_field_name("property")
-                    .is_some_and(|p| self.text(p) == "bind")
+                && f.field("property").is_some_and(|p| self.text(p) == "bind")
         })
     }
 
     fn check_assignment(&mut self, node: Node<'t>, scope: usize) {
-        let (Some(left), Some(right)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
-        ) else {
+        let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else {
             return;
         };
         if !matches!(left.kind(), "member_expression" | "subscript_expression") {
@@ -1517,7 +1500,7 @@ impl<'t> Js<'t> {
         let node = unwrap_expr(node);
         match node.kind() {
             "call_expression" => {
-                let func = node.child_by_field_name("function")?;
+                let func = node.field("function")?;
                 if self.resolve(func, scope, 0).path() == Some("JSON.stringify") {
                     let args = self.args(node);
                     let indented = args.get(2).is_some_and(|s| {
@@ -1526,7 +1509,7 @@ impl<'t> Js<'t> {
                     return (!indented).then_some(node);
                 }
                 if func.kind() == "member_expression" {
-                    if let Some(obj) = func.child_by_field_name("object") {
+                    if let Some(obj) = func.field("object") {
                         if let Some(n) = self.find_stringify(obj, scope, depth + 1) {
                             return Some(n);
                         }

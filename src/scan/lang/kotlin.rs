@@ -2,7 +2,7 @@
 //! writes, `System.setOut(...)`, and child processes with `inheritIO()`. `System.err` goes to
 //! stderr and is not reported; `logger.println(...)` is a method call, not the stdlib function.
 
-use super::{FileFacts, Finding, Lang, captured, query, snippet, text};
+use super::{Field, FileFacts, Finding, Lang, captured, query, snippet, text};
 use crate::catalog::scan::{
     STATIC_PRINT_CALL, STATIC_STDOUT_INHERIT, STATIC_STDOUT_REDIRECT, STATIC_STDOUT_WRITE,
 };
@@ -24,7 +24,7 @@ pub fn analyze(tree: &Tree, src: &[u8]) -> FileFacts {
         .iter()
         .filter(|n| n.kind() == "function_declaration")
         .filter_map(|n| {
-            n.child_by_field_name("name").or_else(|| {
+            n.field("name").or_else(|| {
                 let mut c = n.walk();
                 n.named_children(&mut c).find(|k| k.kind() == "identifier")
             })

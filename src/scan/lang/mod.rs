@@ -14,6 +14,8 @@ pub mod python;
 pub mod rust;
 
 use crate::catalog::Rule;
+use std::cell::Cell;
+use std::collections::HashMap;
 use std::sync::LazyLock;
 use tree_sitter::{Language, Node, Query};
 
@@ -115,24 +117,27 @@ impl Lang {
             Lang::Python => &[
                 "print",
                 "stdout",
-                "write",
                 "echo",
-                "Console",
-                "Handler",
-                "logger",
+                "progressbar",
+                "tqdm",
+                "rich",
                 "structlog",
+                "loguru",
                 "subprocess",
                 "system",
-                "open",
-                "input",
-                "rich",
-                "Progress",
-                "track",
                 "dup2",
+                "breakpoint",
+                "set_trace",
+                "input",
+                "STDOUT_FILENO",
+                "/dev/",
+                "write",
+                "open(",
+                "FileIO(",
             ],
             Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &[
                 "console", "Console", "stdout", "write", "pino", "winston", "bunyan", "inherit",
-                "fork", "util", "process",
+                "fork", "stdio", "util", "/dev/", "fd",
             ],
             Lang::Go => &["fmt", "Stdout", "log"],
             Lang::Rust => &[
@@ -265,8 +270,52 @@ pub const ALL: [Lang; 9] = [
     Lang::CSharp,
 ];
 
+/// Field ids by name for one grammar: `child_by_field_name` scans every field name with
+/// `strncmp` on each call, which showed up in profiles; this is one hash lookup.
+pub struct Fields(HashMap<&'static str, u16>);
+
+impl Fields {
+    fn new(lang: Lang) -> Fields {
+        let g = lang.grammar();
+        Fields(
+            (1..=g.field_count() as u16)
+                .filter_map(|id| g.field_name_for_id(id).map(|n| (n, id)))
+                .collect(),
+        )
+    }
+}
+
+thread_local! {
+    static FIELDS: Cell<Option<&'static Fields>> = const { Cell::new(None) };
+}
+
+fn fields_of(lang: Lang) -> &'static Fields {
+    static TABLES: LazyLock<Vec<(Lang, Fields)>> =
+        LazyLock::new(|| ALL.iter().map(|&l| (l, Fields::new(l))).collect());
+    &TABLES
+        .iter()
+        .find(|(l, _)| *l == lang)
+        .expect("every language has a field table")
+        .1
+}
+
+/// `node.field("function")`: `child_by_field_name` through the analyzed language's table.
+pub trait Field<'t> {
+    fn field(self, name: &str) -> Option<Node<'t>>;
+}
+
+impl<'t> Field<'t> for Node<'t> {
+    fn field(self, name: &str) -> Option<Node<'t>> {
+        match FIELDS.with(Cell::get) {
+            Some(table) => table.0.get(name).and_then(|id| self.child_by_field_id(*id)),
+            None => self.child_by_field_name(name),
+        }
+    }
+}
+
 /// Runs the analyzer of a language over a parsed tree.
 pub fn analyze(lang: Lang, tree: &tree_sitter::Tree, src: &[u8]) -> FileFacts {
+    FIELDS.with(|f| f.set(Some(fields_of(lang))));
     match lang {
         Lang::Python => python::analyze(tree, src),
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => javascript::analyze(tree, src),
@@ -275,6 +324,39 @@ pub fn analyze(lang: Lang, tree: &tree_sitter::Tree, src: &[u8]) -> FileFacts {
         Lang::Java => java::analyze(tree, src),
         Lang::Kotlin => kotlin::analyze(tree, src),
         Lang::CSharp => csharp::analyze(tree, src),
+    }
+}
+
+/// Visits every node in document order with one tree cursor (no allocation per node), passing
+/// its parent and the scope it is in; `enter` returns the scope of the node's children.
+pub fn walk<'t>(
+    root: Node<'t>,
+    root_scope: usize,
+    mut enter: impl FnMut(Node<'t>, Option<Node<'t>>, usize) -> usize,
+) {
+    let mut cursor = root.walk();
+    let mut path: Vec<(Node<'t>, usize)> = Vec::new();
+    let mut scope = root_scope;
+    loop {
+        let node = cursor.node();
+        let inner = enter(node, path.last().map(|(n, _)| *n), scope);
+        if cursor.goto_first_child() {
+            path.push((node, scope));
+            scope = inner;
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+            match path.pop() {
+                Some((_, s)) => scope = s,
+                None => return,
+            }
+        }
     }
 }
 

@@ -8,7 +8,7 @@
 //! `def print`, `obj.print()`, `from sys import stderr` and `out = sys.stdout; out.write(...)` all
 //! come out right. Text in strings, comments and docstrings is never code, so it never matches.
 
-use super::{Condition, FileFacts, Finding, snippet, text};
+use super::{Condition, Field, FileFacts, Finding, snippet, text};
 use crate::catalog::Rule;
 use crate::catalog::scan::{
     STATIC_PRINT_CALL, STATIC_STDOUT_INHERIT, STATIC_STDOUT_LOGGER, STATIC_STDOUT_REDIRECT,
@@ -284,10 +284,7 @@ impl<'t> Py<'t> {
             match p.kind() {
                 "identifier" => self.bind(inner, p, Def::Opaque, inner),
                 "default_parameter" | "typed_default_parameter" => {
-                    if let (Some(name), Some(value)) = (
-                        p.child_by_field_name("name"),
-                        p.child_by_field_name("value"),
-                    ) {
+                    if let (Some(name), Some(value)) = (p.field("name"), p.field("value")) {
                         if name.kind() == "identifier" {
                             self.bind(inner, name, Def::Value(value), outer);
                         }
@@ -299,29 +296,35 @@ impl<'t> Py<'t> {
     }
 
     fn collect(&mut self, root: Node<'t>) {
-        let mut stack = vec![(root, 0usize)];
-        while let Some((node, scope)) = stack.pop() {
+        super::walk(root, 0, |node, parent, scope| {
+            self.collect_node(node, parent, scope)
+        });
+    }
+
+    /// Pass 1 for one node; returns the scope of its children.
+    fn collect_node(&mut self, node: Node<'t>, parent: Option<Node<'t>>, scope: usize) -> usize {
+        {
             let mut child_scope = scope;
             match node.kind() {
                 "function_definition" => {
-                    if let Some(name) = node.child_by_field_name("name") {
+                    if let Some(name) = node.field("name") {
                         self.bind(scope, name, Def::Opaque, scope);
                     }
                     let inner = self.new_scope(node, Kind::Function, scope);
-                    if let Some(params) = node.child_by_field_name("parameters") {
+                    if let Some(params) = node.field("parameters") {
                         self.bind_params(params, inner, scope);
                     }
                     child_scope = inner;
                 }
                 "lambda" => {
                     let inner = self.new_scope(node, Kind::Function, scope);
-                    if let Some(params) = node.child_by_field_name("parameters") {
+                    if let Some(params) = node.field("parameters") {
                         self.bind_params(params, inner, scope);
                     }
                     child_scope = inner;
                 }
                 "class_definition" => {
-                    if let Some(name) = node.child_by_field_name("name") {
+                    if let Some(name) = node.field("name") {
                         self.bind(scope, name, Def::Opaque, scope);
                     }
                     child_scope = self.new_scope(node, Kind::Class, scope);
@@ -330,26 +333,23 @@ impl<'t> Py<'t> {
                 "import_from_statement" => self.collect_import_from(node, scope),
                 "assignment" => self.collect_assignment(node, scope),
                 "augmented_assignment" => {
-                    if let Some(left) = node.child_by_field_name("left") {
+                    if let Some(left) = node.field("left") {
                         self.bind_pattern_opaque(scope, left);
                     }
                 }
                 "for_statement" | "for_in_clause" => {
-                    if let Some(left) = node.child_by_field_name("left") {
+                    if let Some(left) = node.field("left") {
                         self.bind_pattern_opaque(scope, left);
                     }
                 }
                 "named_expression" => {
-                    if let (Some(name), Some(value)) = (
-                        node.child_by_field_name("name"),
-                        node.child_by_field_name("value"),
-                    ) {
+                    if let (Some(name), Some(value)) = (node.field("name"), node.field("value")) {
                         self.bind(scope, name, Def::Value(value), scope);
                     }
                 }
                 "as_pattern" => {
-                    if let Some(alias) = node.child_by_field_name("alias") {
-                        let in_with = node.parent().is_some_and(|p| p.kind() == "with_item");
+                    if let Some(alias) = node.field("alias") {
+                        let in_with = parent.is_some_and(|p| p.kind() == "with_item");
                         match (in_with, node.named_child(0)) {
                             (true, Some(value)) => {
                                 let mut c = alias.walk();
@@ -393,11 +393,7 @@ impl<'t> Py<'t> {
                 "delete_statement" => {}
                 _ => {}
             }
-            let mut c = node.walk();
-            let children: Vec<Node> = node.children(&mut c).collect();
-            for child in children.into_iter().rev() {
-                stack.push((child, child_scope));
-            }
+            child_scope
         }
     }
 
@@ -429,10 +425,7 @@ impl<'t> Py<'t> {
                     self.bind(scope, first, Def::Import(head), scope);
                 }
                 "aliased_import" => {
-                    if let (Some(module), Some(alias)) = (
-                        name.child_by_field_name("name"),
-                        name.child_by_field_name("alias"),
-                    ) {
+                    if let (Some(module), Some(alias)) = (name.field("name"), name.field("alias")) {
                         let full = self.dotted(module);
                         self.bind(scope, alias, Def::Import(full), scope);
                     }
@@ -443,7 +436,7 @@ impl<'t> Py<'t> {
     }
 
     fn collect_import_from(&mut self, node: Node<'t>, scope: usize) {
-        let Some(module) = node.child_by_field_name("module_name") else {
+        let Some(module) = node.field("module_name") else {
             return;
         };
         // Relative imports name project modules: their members are unknown.
@@ -472,10 +465,7 @@ impl<'t> Py<'t> {
         for name in names {
             let (member, alias) = match name.kind() {
                 "dotted_name" => (Some(name), name.named_child(0)),
-                "aliased_import" => (
-                    name.child_by_field_name("name"),
-                    name.child_by_field_name("alias"),
-                ),
+                "aliased_import" => (name.field("name"), name.field("alias")),
                 _ => (None, None),
             };
             let (Some(member), Some(alias)) = (member, alias) else {
@@ -490,14 +480,14 @@ impl<'t> Py<'t> {
     }
 
     fn collect_assignment(&mut self, node: Node<'t>, scope: usize) {
-        let Some(left) = node.child_by_field_name("left") else {
+        let Some(left) = node.field("left") else {
             return;
         };
         // `a = b = value`: the innermost right-hand side is the value of every target.
-        let mut right = node.child_by_field_name("right");
+        let mut right = node.field("right");
         while let Some(r) = right {
             if r.kind() == "assignment" {
-                right = r.child_by_field_name("right");
+                right = r.field("right");
             } else {
                 break;
             }
@@ -549,17 +539,17 @@ impl<'t> Py<'t> {
             _ => self.bind_pattern_opaque(scope, left),
         }
         // The left side of a chained assignment binds too.
-        let mut inner = node.child_by_field_name("right");
+        let mut inner = node.field("right");
         while let Some(r) = inner {
             if r.kind() != "assignment" {
                 break;
             }
-            if let (Some(l), Some(v)) = (r.child_by_field_name("left"), right) {
+            if let (Some(l), Some(v)) = (r.field("left"), right) {
                 if l.kind() == "identifier" {
                     self.bind(scope, l, Def::Value(v), scope);
                 }
             }
-            inner = r.child_by_field_name("right");
+            inner = r.field("right");
         }
     }
 
@@ -568,8 +558,8 @@ impl<'t> Py<'t> {
         match node.kind() {
             "identifier" => Some(self.text(node).to_string()),
             "attribute" => {
-                let obj = self.static_path(node.child_by_field_name("object")?)?;
-                let attr = self.text(node.child_by_field_name("attribute")?);
+                let obj = self.static_path(node.field("object")?)?;
+                let attr = self.text(node.field("attribute")?);
                 Some(format!("{obj}.{attr}"))
             }
             _ => None,
@@ -578,11 +568,11 @@ impl<'t> Py<'t> {
 
     /// `self.attr` inside a method: the class scope and the attribute name.
     fn self_attr(&self, node: Node<'t>, scope: usize) -> Option<(usize, &'t str)> {
-        let obj = node.child_by_field_name("object")?;
+        let obj = node.field("object")?;
         if obj.kind() != "identifier" || !matches!(self.text(obj), "self" | "cls") {
             return None;
         }
-        let attr = self.text(node.child_by_field_name("attribute")?);
+        let attr = self.text(node.field("attribute")?);
         // Nested functions and lambdas inside a method still see the method's `self`.
         let mut s = scope;
         loop {
@@ -692,10 +682,8 @@ impl<'t> Py<'t> {
                 }
             }
             "attribute" => {
-                let (Some(obj), Some(attr)) = (
-                    node.child_by_field_name("object"),
-                    node.child_by_field_name("attribute"),
-                ) else {
+                let (Some(obj), Some(attr)) = (node.field("object"), node.field("attribute"))
+                else {
                     return Val::Unknown;
                 };
                 if let Some(v) = self.resolve_self_attr(node, scope, depth) {
@@ -713,7 +701,7 @@ impl<'t> Py<'t> {
                 }
             }
             "call" => {
-                let Some(func) = node.child_by_field_name("function") else {
+                let Some(func) = node.field("function") else {
                     return Val::Unknown;
                 };
                 let callee = self.resolve(func, scope, depth + 1);
@@ -805,7 +793,7 @@ impl<'t> Py<'t> {
 
     fn args(&self, call: Node<'t>) -> Args<'t> {
         let mut args = Args::default();
-        let Some(list) = call.child_by_field_name("arguments") else {
+        let Some(list) = call.field("arguments") else {
             return args;
         };
         if list.kind() != "argument_list" {
@@ -817,10 +805,7 @@ impl<'t> Py<'t> {
         for a in list.named_children(&mut c) {
             match a.kind() {
                 "keyword_argument" => {
-                    if let (Some(k), Some(v)) = (
-                        a.child_by_field_name("name"),
-                        a.child_by_field_name("value"),
-                    ) {
+                    if let (Some(k), Some(v)) = (a.field("name"), a.field("value")) {
                         args.keywords.push((self.text(k), v));
                     }
                 }
@@ -887,22 +872,25 @@ impl<'t> Py<'t> {
     }
 
     fn check(&mut self, root: Node<'t>) {
-        let mut stack = vec![(root, 0usize)];
-        while let Some((node, scope)) = stack.pop() {
+        super::walk(root, 0, |node, parent, scope| {
+            self.check_node(node, parent, scope)
+        });
+    }
+
+    /// Pass 2 for one node; returns the scope of its children.
+    fn check_node(&mut self, node: Node<'t>, parent: Option<Node<'t>>, scope: usize) -> usize {
+        {
+            let _ = parent;
             let scope = self.scope_of.get(&node.id()).copied().unwrap_or(scope);
             match node.kind() {
                 "call" => self.check_call(node, scope),
                 "assignment" => self.check_assignment(node, scope),
                 "with_statement" => self.check_with(node, scope),
                 "print_statement" => self.check_print_statement(node, scope),
-                "string" => self.check_string(node),
+                "string" => self.check_string(node, parent),
                 _ => {}
             }
-            let mut c = node.walk();
-            let children: Vec<Node> = node.children(&mut c).collect();
-            for child in children.into_iter().rev() {
-                stack.push((child, scope));
-            }
+            scope
         }
     }
 
@@ -919,7 +907,7 @@ impl<'t> Py<'t> {
     }
 
     fn check_call(&mut self, call: Node<'t>, scope: usize) {
-        let Some(func) = call.child_by_field_name("function") else {
+        let Some(func) = call.field("function") else {
             return;
         };
         let callee = self.resolve(func, scope, 0);
@@ -1274,7 +1262,7 @@ impl<'t> Py<'t> {
         let path = callee.path().unwrap_or("");
         let last = match path {
             "" => call
-                .child_by_field_name("function")
+                .field("function")
                 .map(|f| self.text(f))
                 .unwrap_or("")
                 .rsplit('.')
@@ -1330,7 +1318,7 @@ impl<'t> Py<'t> {
                     &STATIC_STDOUT_WRITE
                 };
                 let name = call
-                    .child_by_field_name("function")
+                    .field("function")
                     .map(|f| snippet(f, self.src))
                     .unwrap_or_default();
                 self.report(
@@ -1371,7 +1359,7 @@ impl<'t> Py<'t> {
             }
             match n.kind() {
                 "call" => {
-                    let func = n.child_by_field_name("function")?;
+                    let func = n.field("function")?;
                     let callee = self.resolve(func, scope, 0);
                     let p = callee.path().unwrap_or("");
                     let is_dump = matches!(
@@ -1382,7 +1370,7 @@ impl<'t> Py<'t> {
                             | "simplejson.dumps"
                             | "rapidjson.dumps"
                     ) || (func.kind() == "attribute"
-                        && func.child_by_field_name("attribute").is_some_and(|a| {
+                        && func.field("attribute").is_some_and(|a| {
                             matches!(self.text(a), "model_dump_json" | "to_json")
                         }));
                     if is_dump {
@@ -1394,11 +1382,11 @@ impl<'t> Py<'t> {
                     }
                     // `json.dumps(m).encode()`: look into the receiver and the arguments.
                     if func.kind() == "attribute" {
-                        if let Some(obj) = func.child_by_field_name("object") {
+                        if let Some(obj) = func.field("object") {
                             stack.push((obj, depth + 1));
                         }
                     }
-                    if let Some(a) = n.child_by_field_name("arguments") {
+                    if let Some(a) = n.field("arguments") {
                         stack.push((a, depth + 1));
                     }
                 }
@@ -1457,27 +1445,24 @@ impl<'t> Py<'t> {
         };
         let mut c = dict.walk();
         dict.named_children(&mut c).any(|pair| {
-            pair.child_by_field_name("key").is_some_and(|k| {
+            pair.field("key").is_some_and(|k| {
                 k.kind() == "string" && self.string_value(k).as_deref() == Some("jsonrpc")
             })
         })
     }
 
     fn check_assignment(&mut self, node: Node<'t>, scope: usize) {
-        let (Some(left), Some(right)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
-        ) else {
+        let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else {
             return;
         };
         if left.kind() != "attribute" {
             return;
         }
         let target = self.static_path(left);
-        let resolved = match left.child_by_field_name("object") {
+        let resolved = match left.field("object") {
             Some(obj) => match self.resolve(obj, scope, 0) {
                 Val::Path(p) => left
-                    .child_by_field_name("attribute")
+                    .field("attribute")
                     .map(|a| format!("{p}.{}", self.text(a))),
                 _ => None,
             },
@@ -1525,15 +1510,13 @@ impl<'t> Py<'t> {
     }
 
     fn check_with(&mut self, node: Node<'t>, scope: usize) {
-        let Some(body) = node.child_by_field_name("body") else {
+        let Some(body) = node.field("body") else {
             return;
         };
         let mut stack = vec![node];
         while let Some(n) = stack.pop() {
             if n.kind() == "call" {
-                let callee = n
-                    .child_by_field_name("function")
-                    .map(|f| self.resolve(f, scope, 0));
+                let callee = n.field("function").map(|f| self.resolve(f, scope, 0));
                 if callee.as_ref().and_then(Val::path) == Some("contextlib.redirect_stdout") {
                     let target = self.args(n).positional.first().copied();
                     if target.is_none_or(|t| self.stream(t, scope) != Stream::Stdout) {
@@ -1569,11 +1552,10 @@ impl<'t> Py<'t> {
         );
     }
 
-    fn check_string(&mut self, node: Node<'t>) {
-        // Docstrings and other bare strings are not configuration values.
-        if node
-            .parent()
-            .is_none_or(|p| p.kind() == "expression_statement")
+    fn check_string(&mut self, node: Node<'t>, parent: Option<Node<'t>>) {
+        // Only short strings can be `ext://sys.stdout`; docstrings and other bare strings are
+        // not configuration values.
+        if node.byte_range().len() > 40 || parent.is_none_or(|p| p.kind() == "expression_statement")
         {
             return;
         }

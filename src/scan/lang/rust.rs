@@ -4,7 +4,7 @@
 //! write to stderr and are not reported. Writes whose payload is built with `serde_json` are the
 //! hand-written transport.
 
-use super::{FileFacts, Finding, Lang, captured, query, snippet, text};
+use super::{Field, FileFacts, Finding, Lang, captured, query, snippet, text};
 use crate::catalog::scan::{
     STATIC_PRINT_CALL, STATIC_STDOUT_INHERIT, STATIC_STDOUT_LOGGER, STATIC_STDOUT_WRITE,
 };
@@ -72,10 +72,7 @@ impl<'t> Rs<'t> {
     }
 
     fn track(&mut self, n: Node<'t>) {
-        let (Some(pat), Some(value)) = (
-            n.child_by_field_name("pattern"),
-            n.child_by_field_name("value"),
-        ) else {
+        let (Some(pat), Some(value)) = (n.field("pattern"), n.field("value")) else {
             return;
         };
         // `let mut out = ...`: the identifier is the last named child of a mut pattern.
@@ -116,7 +113,7 @@ impl<'t> Rs<'t> {
     }
 
     fn mac(&mut self, n: Node<'t>) {
-        let Some(m) = n.child_by_field_name("macro") else {
+        let Some(m) = n.field("macro") else {
             return;
         };
         let name = super::last_segment(self.text(m));
@@ -152,19 +149,13 @@ impl<'t> Rs<'t> {
     }
 
     fn call(&mut self, n: Node<'t>, uses_tracing: bool) {
-        let Some(func) = n.child_by_field_name("function") else {
+        let Some(func) = n.field("function") else {
             return;
         };
-        let args = n
-            .child_by_field_name("arguments")
-            .map(|a| self.text(a))
-            .unwrap_or("");
+        let args = n.field("arguments").map(|a| self.text(a)).unwrap_or("");
         match func.kind() {
             "field_expression" => {
-                let (Some(value), Some(field)) = (
-                    func.child_by_field_name("value"),
-                    func.child_by_field_name("field"),
-                ) else {
+                let (Some(value), Some(field)) = (func.field("value"), func.field("field")) else {
                     return;
                 };
                 let recv = self.text(value);

@@ -1,0 +1,519 @@
+//! What to parse: a cheap lexer pass decides, before tree-sitter runs, whether a file can contain
+//! a finding at all and, for large files, which top-level statements must be parsed.
+//!
+//! The lexers know strings, comments and (for Python) brackets and indentation, so a candidate
+//! word inside a docstring or a comment does not make a file expensive. They never decide what
+//! is a finding: they only keep bytes away from the parser. Every top-level statement that holds
+//! a candidate word in code, every import, every short statement (constants like `FD = 1`), and
+//! every statement that mentions a name bound from a candidate (`say = print` … `say(x)`) is
+//! parsed; the rest is not. tree-sitter parses the kept statements as one document through
+//! included ranges, with the original byte positions, so findings are unchanged. When the
+//! partial tree has a syntax error, the caller parses the whole file instead.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+/// Files at most this large are parsed whole whenever they hold a candidate: region planning
+/// pays off on big modules, and whole files keep parse-error notes exact in typical code.
+pub const DEFAULT_REGION_MIN_BYTES: usize = 16 * 1024;
+
+/// Short top-level statements are always kept (constants, aliases, `__all__`).
+const SHORT_STATEMENT: usize = 512;
+
+/// The decision for one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Plan {
+    /// No candidate in code: nothing to parse.
+    Skip,
+    /// Parse everything.
+    Whole,
+    /// Parse these byte ranges (top-level statements), with their starting rows.
+    Ranges(Vec<(Range<usize>, usize)>),
+}
+
+/// Candidate identifiers of Python code: every rule's pattern contains one of them (or a string
+/// checked in [`python_string_hit`]).
+const PY_WORDS: &[&str] = &[
+    "print",
+    "pprint",
+    "pp",
+    "stdout",
+    "__stdout__",
+    "echo",
+    "secho",
+    "echo_via_pager",
+    "progressbar",
+    "tqdm",
+    "rich",
+    "structlog",
+    "loguru",
+    "subprocess",
+    "system",
+    "dup2",
+    "breakpoint",
+    "set_trace",
+    "input",
+    "STDOUT_FILENO",
+];
+
+fn python_string_hit(content: &[u8]) -> bool {
+    memchr::memmem::find(content, b"/dev/").is_some()
+        || memchr::memmem::find(content, b"stdout").is_some()
+}
+
+/// One top-level statement found by the lexer.
+#[derive(Debug, Default)]
+struct Stmt {
+    start: usize,
+    row: usize,
+    end: usize,
+    /// `import`/`from` statements.
+    import: bool,
+    /// `def`, `class`, decorators, and compound statements (`if`, `for`, `try`, ...).
+    block: bool,
+    /// A candidate word (or string) in code.
+    hit: bool,
+    /// Identifiers in code, as byte ranges (for the alias pass).
+    idents: Vec<Range<usize>>,
+    /// Identifiers bound by an import or before `=` in a simple statement.
+    bound: Vec<Range<usize>>,
+    /// An `=` at bracket depth 0: an assignment.
+    assign: bool,
+}
+
+const BLOCK_KEYWORDS: &[&[u8]] = &[
+    b"def", b"class", b"async", b"if", b"for", b"while", b"try", b"with", b"match", b"@",
+];
+const CONTINUATION_KEYWORDS: &[&[u8]] = &[b"else", b"elif", b"except", b"finally"];
+
+fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+fn word_at(src: &[u8], i: usize) -> &[u8] {
+    let mut j = i;
+    while j < src.len() && (is_ident(src[j]) || (j == i && src[j] == b'@')) {
+        j += 1;
+        if src[i] == b'@' {
+            break;
+        }
+    }
+    &src[i..j]
+}
+
+/// Plans a Python file.
+pub fn python(src: &[u8], region_min_bytes: usize) -> Plan {
+    let words: HashSet<&[u8]> = PY_WORDS.iter().map(|w| w.as_bytes()).collect();
+    let stmts = python_statements(src, &words);
+    if !stmts.iter().any(|s| s.hit) {
+        return Plan::Skip;
+    }
+    if src.len() <= region_min_bytes {
+        return Plan::Whole;
+    }
+    // Names bound from a candidate become candidates themselves (aliases, imports).
+    let mut extra: HashSet<&[u8]> = HashSet::new();
+    let mut keep: Vec<bool> = stmts.iter().map(|s| s.hit).collect();
+    for _ in 0..3 {
+        let before = extra.len();
+        for (i, s) in stmts.iter().enumerate() {
+            if !keep[i] && s.idents.iter().any(|r| extra.contains(&src[r.clone()])) {
+                keep[i] = true;
+            }
+            if keep[i] && !s.block {
+                extra.extend(s.bound.iter().map(|r| &src[r.clone()]));
+            }
+        }
+        if extra.len() == before {
+            break;
+        }
+    }
+    let mut ranges: Vec<(Range<usize>, usize)> = Vec::new();
+    let mut all = true;
+    for (i, s) in stmts.iter().enumerate() {
+        let k = keep[i] || s.import || (!s.block && s.end - s.start <= SHORT_STATEMENT);
+        if !k {
+            all = false;
+            continue;
+        }
+        match ranges.last_mut() {
+            Some((r, _)) if r.end == s.start => r.end = s.end,
+            _ => ranges.push((s.start..s.end, s.row)),
+        }
+    }
+    if all {
+        Plan::Whole
+    } else {
+        Plan::Ranges(ranges)
+    }
+}
+
+/// Splits a Python file into top-level statements, lexing strings, comments and brackets.
+fn python_statements(src: &[u8], words: &HashSet<&[u8]>) -> Vec<Stmt> {
+    let mut stmts: Vec<Stmt> = Vec::new();
+    let mut cur = Stmt::default();
+    let mut depth: i32 = 0;
+    let mut row = 0usize;
+    let mut i = 0usize;
+    let mut at_line_start = true;
+    let mut continued = false; // backslash continuation
+    let mut pending_decorator = false;
+    while i < src.len() {
+        if at_line_start {
+            at_line_start = false;
+            let b = src[i];
+            let top = depth == 0
+                && !continued
+                && !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'#' | b'\x0c');
+            if top {
+                let w = word_at(src, i);
+                let continuation = CONTINUATION_KEYWORDS.contains(&w);
+                if !continuation && !pending_decorator && i > 0 {
+                    cur.end = i;
+                    stmts.push(std::mem::take(&mut cur));
+                    cur.start = i;
+                    cur.row = row;
+                } else if i == 0 {
+                    cur.start = 0;
+                    cur.row = 0;
+                }
+                if !continuation {
+                    pending_decorator = b == b'@';
+                    cur.import = w == b"import" || w == b"from";
+                    cur.block = BLOCK_KEYWORDS.contains(&w);
+                }
+            }
+            continued = false;
+        }
+        let b = src[i];
+        match b {
+            b'\n' => {
+                row += 1;
+                at_line_start = true;
+                i += 1;
+            }
+            b'#' => {
+                while i < src.len() && src[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'\\' => {
+                if src.get(i + 1) == Some(&b'\n') {
+                    continued = true;
+                    at_line_start = true;
+                    row += 1;
+                    i += 2;
+                    continue;
+                }
+                if src.get(i + 1) == Some(&b'\r') && src.get(i + 2) == Some(&b'\n') {
+                    continued = true;
+                    at_line_start = true;
+                    row += 1;
+                    i += 3;
+                    continue;
+                }
+                i += 1;
+            }
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                i += 1;
+            }
+            b')' | b']' | b'}' => {
+                depth = (depth - 1).max(0);
+                i += 1;
+            }
+            b'=' => {
+                let next = src.get(i + 1).copied();
+                let prev = if i > 0 { src[i - 1] } else { b' ' };
+                if depth == 0
+                    && next != Some(b'=')
+                    && !matches!(prev, b'=' | b'!' | b'<' | b'>' | b':')
+                {
+                    cur.assign = true;
+                }
+                i += 1;
+            }
+            b'"' | b'\'' => {
+                let (end, rows, hit) = python_string(src, i);
+                cur.hit |= hit;
+                row += rows;
+                i = end;
+            }
+            _ if is_ident_start(b) => {
+                let start = i;
+                while i < src.len() && is_ident(src[i]) {
+                    i += 1;
+                }
+                let w = &src[start..i];
+                // A string prefix: `f"..."`, `rb'...'`.
+                if i < src.len()
+                    && matches!(src[i], b'"' | b'\'')
+                    && w.len() <= 2
+                    && w.iter()
+                        .all(|c| matches!(c.to_ascii_lowercase(), b'r' | b'b' | b'u' | b'f'))
+                {
+                    let fmt = w.iter().any(|c| c.eq_ignore_ascii_case(&b'f'));
+                    let (end, rows, hit) = python_string(src, i);
+                    let hit = hit
+                        || (fmt
+                            && words
+                                .iter()
+                                .any(|word| memchr::memmem::find(&src[i..end], word).is_some()));
+                    cur.hit |= hit;
+                    row += rows;
+                    i = end;
+                    continue;
+                }
+                if words.contains(w) || python_fd_hit(src, start, i, cur.import) {
+                    cur.hit = true;
+                }
+                cur.idents.push(start..i);
+                if cur.import || (!cur.assign && depth == 0) {
+                    cur.bound.push(start..i);
+                }
+            }
+            _ if b.is_ascii_digit() => {
+                while i < src.len()
+                    && (src[i].is_ascii_alphanumeric() || src[i] == b'.' || src[i] == b'_')
+                {
+                    i += 1;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    cur.end = src.len();
+    stmts.push(cur);
+    // Only imports and assignments bind names the alias pass should follow.
+    for s in &mut stmts {
+        if !s.import && (s.block || !s.assign) {
+            s.bound.clear();
+        }
+    }
+    stmts
+}
+
+/// `os.write(1, ...)`, `from os import write`, `open(1, ...)`, `fdopen(1)`: writes to fd 1
+/// spelled without a candidate word.
+fn python_fd_hit(src: &[u8], start: usize, end: usize, import: bool) -> bool {
+    let w = &src[start..end];
+    match w {
+        b"write" => import || src[..start].ends_with(b"os."),
+        b"open" | b"fdopen" | b"FileIO" => fd_one_follows(src, end),
+        _ => false,
+    }
+}
+
+/// True when `(1,` or `(1)` (spaces allowed) follows position `i`.
+fn fd_one_follows(src: &[u8], mut i: usize) -> bool {
+    let skip = |src: &[u8], mut i: usize| {
+        while i < src.len() && matches!(src[i], b' ' | b'\t') {
+            i += 1;
+        }
+        i
+    };
+    i = skip(src, i);
+    if src.get(i) != Some(&b'(') {
+        return false;
+    }
+    i = skip(src, i + 1);
+    if src.get(i) != Some(&b'1') {
+        return false;
+    }
+    i = skip(src, i + 1);
+    matches!(src.get(i), Some(b',' | b')'))
+}
+
+/// Lexes a string starting at its quote; returns (end, newlines inside, candidate inside).
+fn python_string(src: &[u8], i: usize) -> (usize, usize, bool) {
+    let q = src[i];
+    let triple = src.get(i + 1) == Some(&q) && src.get(i + 2) == Some(&q);
+    let mut j = if triple { i + 3 } else { i + 1 };
+    let mut rows = 0;
+    let content_start = j;
+    while let Some(&c) = src.get(j) {
+        if c == b'\\' {
+            if src.get(j + 1) == Some(&b'\n') {
+                rows += 1;
+            }
+            j += 2;
+            continue;
+        }
+        if c == b'\n' {
+            if !triple {
+                break; // unterminated: stop at the line end
+            }
+            rows += 1;
+        }
+        if c == q {
+            if !triple {
+                j += 1;
+                break;
+            }
+            if src.get(j + 1) == Some(&q) && src.get(j + 2) == Some(&q) {
+                j += 3;
+                break;
+            }
+        }
+        j += 1;
+    }
+    let j = j.min(src.len());
+    let content = &src[content_start.min(j)..j];
+    (j, rows, python_string_hit(content))
+}
+
+/// Candidate words of JavaScript/TypeScript code.
+const JS_WORDS: &[&str] = &[
+    "console",
+    "Console",
+    "stdout",
+    "writeSync",
+    "pino",
+    "winston",
+    "bunyan",
+    "inherit",
+    "fork",
+    "stdio",
+    "util",
+];
+
+/// Plans a JavaScript/TypeScript file: skip it when no candidate word occurs outside strings
+/// and comments (template literals count as code, their `${}` parts are code).
+pub fn javascript(src: &[u8]) -> Plan {
+    let words: HashSet<&[u8]> = JS_WORDS.iter().map(|w| w.as_bytes()).collect();
+    let mut i = 0usize;
+    while i < src.len() {
+        let b = src[i];
+        match b {
+            b'/' if src.get(i + 1) == Some(&b'/') => {
+                while i < src.len() && src[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if src.get(i + 1) == Some(&b'*') => {
+                i = memchr::memmem::find(&src[i + 2..], b"*/").map_or(src.len(), |p| i + 2 + p + 2);
+            }
+            b'"' | b'\'' => {
+                let q = b;
+                let start = i + 1;
+                i += 1;
+                while i < src.len() && src[i] != q && src[i] != b'\n' {
+                    if src[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                let content = &src[start.min(src.len())..i.min(src.len())];
+                // `require('pino')`, `'/dev/stdout'`, `stdio: 'inherit'`: module names and
+                // option values are strings.
+                if words
+                    .iter()
+                    .any(|w| memchr::memmem::find(content, w).is_some())
+                    || memchr::memmem::find(content, b"/dev/").is_some()
+                {
+                    return Plan::Whole;
+                }
+                i += 1;
+            }
+            _ if is_ident_start(b) || b == b'$' => {
+                let start = i;
+                while i < src.len() && (is_ident(src[i]) || src[i] == b'$') {
+                    i += 1;
+                }
+                let w = &src[start..i];
+                let fd_write = matches!(
+                    w,
+                    b"write" | b"writeFile" | b"appendFile" | b"appendFileSync" | b"writeFileSync"
+                ) && fd_one_follows(src, i);
+                let fd_option = w == b"fd" && {
+                    let rest = &src[i..src.len().min(i + 8)];
+                    let rest: Vec<u8> = rest.iter().copied().filter(|c| *c != b' ').collect();
+                    rest.starts_with(b":1") && !rest.get(2).is_some_and(|c| c.is_ascii_digit())
+                };
+                if words.contains(w) || fd_write || fd_option {
+                    return Plan::Whole;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    Plan::Skip
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept(src: &str) -> Vec<String> {
+        match python(src.as_bytes(), 0) {
+            Plan::Ranges(r) => r.iter().map(|(r, _)| src[r.clone()].to_string()).collect(),
+            other => vec![format!("{other:?}")],
+        }
+    }
+
+    #[test]
+    fn python_words_in_strings_and_comments_do_not_count() {
+        assert_eq!(
+            python(b"x = 1  # print('a')\n'''print(1)'''\n", 0),
+            Plan::Skip
+        );
+        assert_eq!(python(b"x = 'print(1)'\n", 0), Plan::Skip);
+        assert_eq!(python(b"print(1)\n", 0), Plan::Whole);
+        assert_eq!(python(b"x = f'{print(1)}'\n", 0), Plan::Whole);
+        assert_eq!(python(b"x = 'ext://sys.stdout'\n", 0), Plan::Whole);
+        assert_eq!(python(b"print(1)\n", 1 << 20), Plan::Whole);
+    }
+
+    #[test]
+    fn python_keeps_candidates_imports_short_statements_and_aliases() {
+        let big = "    val = 1\n".repeat(80);
+        let src = format!(
+            "import sys\nfrom subprocess import run as go\nsay = print\n\ndef quiet():\n{big}\ndef loud():\n{big}    print('x')\n\ndef uses_alias():\n{big}    say('y')\n\ndef uses_import():\n{big}    go(['ls'])\n\nclass C:\n    '''print'''\n{big}\nif __name__ == '__main__':\n{big}"
+        );
+        let kept = kept(&src);
+        let joined = kept.join("");
+        assert!(joined.contains("import sys"));
+        assert!(joined.contains("say = print"));
+        assert!(joined.contains("def loud"));
+        assert!(joined.contains("def uses_alias"));
+        assert!(joined.contains("def uses_import"));
+        assert!(!joined.contains("def quiet"));
+        assert!(!joined.contains("class C"));
+        assert!(!joined.contains("__main__"));
+    }
+
+    #[test]
+    fn python_statement_boundaries_follow_brackets_strings_and_continuations() {
+        let big = "    val = 1\n".repeat(80);
+        let src = format!(
+            "def a():\n{big}\nx = (\nprint)\ny = '''\nprint\n'''\nz = 1 + \\\nprint\n@decorator\ndef b():\n{big}    print()\ntry:\n{big}\nexcept E:\n    print()\n"
+        );
+        let joined = kept(&src).join("");
+        assert!(!joined.contains("def a"));
+        assert!(joined.contains("x = (\nprint)"), "{joined:?}");
+        assert!(joined.contains("@decorator\ndef b"));
+        assert!(
+            joined.contains("try:") && joined.contains("except E:"),
+            "{joined}"
+        );
+    }
+
+    #[test]
+    fn javascript_skips_files_without_code_candidates() {
+        assert_eq!(
+            javascript(b"// console.log('x')\nconst a = 1;\n"),
+            Plan::Skip
+        );
+        assert_eq!(
+            javascript(b"/* console.log */ let s = \"console.log\";"),
+            Plan::Whole
+        );
+        assert_eq!(javascript(b"let s = `${console.log(1)}`;"), Plan::Whole);
+        assert_eq!(javascript(b"const p = require('pino');"), Plan::Whole);
+        assert_eq!(javascript(b"export const a = 1;"), Plan::Skip);
+    }
+}
