@@ -79,6 +79,10 @@ struct Stmt {
     bound: Vec<Range<usize>>,
     /// An `=` at bracket depth 0: an assignment.
     assign: bool,
+    /// Attributes assigned as `self.<name> = ...` anywhere inside.
+    self_bound: Vec<Range<usize>>,
+    /// The `class` keyword starts it (after decorators).
+    class: bool,
 }
 
 const BLOCK_KEYWORDS: &[&[u8]] = &[
@@ -140,9 +144,24 @@ pub fn python(src: &[u8], region_min_bytes: usize) -> Plan {
             all = false;
             continue;
         }
-        match ranges.last_mut() {
-            Some((r, _)) if r.end == s.start => r.end = s.end,
-            _ => ranges.push((s.start..s.end, s.row)),
+        let parts = if keep[i] {
+            // Classes over a quarter of the region threshold are parsed member by member.
+            class_parts(src, s, &words, &extra, region_min_bytes / 4)
+        } else {
+            None
+        };
+        let parts = match parts {
+            Some(p) => {
+                all = false;
+                p
+            }
+            None => vec![(s.start..s.end, s.row)],
+        };
+        for (r, row) in parts {
+            match ranges.last_mut() {
+                Some((last, _)) if last.end == r.start => last.end = r.end,
+                _ => ranges.push((r, row)),
+            }
         }
     }
     if all {
@@ -154,40 +173,69 @@ pub fn python(src: &[u8], region_min_bytes: usize) -> Plan {
 
 /// Splits a Python file into top-level statements, lexing strings, comments and brackets.
 fn python_statements(src: &[u8], words: &HashSet<&[u8]>) -> Vec<Stmt> {
+    python_statements_in(src, 0..src.len(), 0, 0, words).unwrap_or_default()
+}
+
+/// Splits `span` into the statements that start at indentation `indent` (in bytes of leading
+/// whitespace). `None` when a line dedents below `indent` (not a block body).
+fn python_statements_in(
+    src: &[u8],
+    span: Range<usize>,
+    start_row: usize,
+    indent: usize,
+    words: &HashSet<&[u8]>,
+) -> Option<Vec<Stmt>> {
     let mut stmts: Vec<Stmt> = Vec::new();
-    let mut cur = Stmt::default();
+    let mut cur = Stmt {
+        start: span.start,
+        row: start_row,
+        ..Stmt::default()
+    };
     let mut depth: i32 = 0;
-    let mut row = 0usize;
-    let mut i = 0usize;
+    let mut row = start_row;
+    let mut i = span.start;
+    let src_all = src;
+    let src = &src_all[..span.end];
     let mut at_line_start = true;
     let mut continued = false; // backslash continuation
     let mut pending_decorator = false;
+    let mut first = true;
     while i < src.len() {
         if at_line_start {
             at_line_start = false;
-            let b = src[i];
-            let top = depth == 0
-                && !continued
-                && !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'#' | b'\x0c');
-            if top {
+            let line_start = i;
+            let mut ws = 0;
+            while i + ws < src.len() && matches!(src[i + ws], b' ' | b'\t' | b'\x0c') {
+                ws += 1;
+            }
+            let b = src.get(i + ws).copied().unwrap_or(b'\n');
+            let blank = matches!(b, b'\n' | b'\r' | b'#');
+            if depth == 0 && !continued && !blank && ws < indent {
+                return None; // dedent: not the body of one block
+            }
+            if depth == 0 && !continued && !blank && ws == indent {
+                i += ws;
                 let w = word_at(src, i);
                 let continuation = CONTINUATION_KEYWORDS.contains(&w);
-                if !continuation && !pending_decorator && i > 0 {
-                    cur.end = i;
+                if !continuation && !pending_decorator && !first {
+                    cur.end = line_start;
                     stmts.push(std::mem::take(&mut cur));
-                    cur.start = i;
+                    cur.start = line_start;
                     cur.row = row;
-                } else if i == 0 {
-                    cur.start = 0;
-                    cur.row = 0;
                 }
+                first = false;
                 if !continuation {
+                    let was_decorated = pending_decorator;
                     pending_decorator = b == b'@';
                     cur.import = w == b"import" || w == b"from";
-                    cur.block = BLOCK_KEYWORDS.contains(&w);
+                    cur.block = BLOCK_KEYWORDS.contains(&w) || was_decorated;
+                    cur.class |= w == b"class";
                 }
             }
             continued = false;
+            if i >= src.len() {
+                break;
+            }
         }
         let b = src[i];
         match b {
@@ -271,6 +319,20 @@ fn python_statements(src: &[u8], words: &HashSet<&[u8]>) -> Vec<Stmt> {
                 if words.contains(w) || python_fd_hit(src, start, i, cur.import) {
                     cur.hit = true;
                 }
+                if w == b"self" && src.get(i) == Some(&b'.') {
+                    let a = i + 1;
+                    let mut e = a;
+                    while e < src.len() && is_ident(src[e]) {
+                        e += 1;
+                    }
+                    let mut k = e;
+                    while k < src.len() && src[k] == b' ' {
+                        k += 1;
+                    }
+                    if e > a && src.get(k) == Some(&b'=') && src.get(k + 1) != Some(&b'=') {
+                        cur.self_bound.push(a..e);
+                    }
+                }
                 cur.idents.push(start..i);
                 if cur.import || (!cur.assign && depth == 0) {
                     cur.bound.push(start..i);
@@ -294,7 +356,109 @@ fn python_statements(src: &[u8], words: &HashSet<&[u8]>) -> Vec<Stmt> {
             s.bound.clear();
         }
     }
-    stmts
+    Some(stmts)
+}
+
+/// The kept parts of a large kept class: its header, then the members that can matter
+/// (candidates, short statements, members using names from a candidate or `self.x` assigned
+/// in a member with a candidate). `None`: keep the whole class.
+fn class_parts(
+    src: &[u8],
+    s: &Stmt,
+    words: &HashSet<&[u8]>,
+    extra: &HashSet<&[u8]>,
+    min_bytes: usize,
+) -> Option<Vec<(Range<usize>, usize)>> {
+    if !s.class || s.end - s.start < min_bytes {
+        return None;
+    }
+    // The body starts on the line after the header's `:` at bracket depth 0; find the first
+    // statement line of the body to learn its indentation.
+    let header_end = header_end(src, s.start, s.end)?;
+    let mut j = header_end;
+    let mut row = s.row + memchr::memchr_iter(b'\n', &src[s.start..header_end]).count();
+    let body_start = loop {
+        let line_end = memchr::memchr(b'\n', &src[j..s.end]).map_or(s.end, |p| j + p + 1);
+        let line = &src[j..line_end];
+        let content = line
+            .iter()
+            .position(|c| !matches!(c, b' ' | b'\t' | b'\x0c'));
+        match content {
+            Some(p) if !matches!(line[p], b'\n' | b'\r' | b'#') => break (j, p),
+            _ if line_end >= s.end => return None,
+            _ => {
+                j = line_end;
+                row += 1;
+            }
+        }
+    };
+    let (body, indent) = body_start;
+    if indent == 0 {
+        return None;
+    }
+    let members = python_statements_in(src, body..s.end, row, indent, words)?;
+    let mut attrs: HashSet<&[u8]> = HashSet::new();
+    for m in members.iter().filter(|m| m.hit) {
+        attrs.extend(m.self_bound.iter().map(|r| &src[r.clone()]));
+        if !m.block {
+            attrs.extend(m.bound.iter().map(|r| &src[r.clone()]));
+        }
+    }
+    let mut parts = vec![(s.start..body, s.row)];
+    let mut kept_any = false;
+    for m in &members {
+        let uses = |set: &HashSet<&[u8]>| m.idents.iter().any(|r| set.contains(&src[r.clone()]));
+        let keep = m.hit
+            || m.import
+            || (!m.block && m.end - m.start <= SHORT_STATEMENT)
+            || uses(extra)
+            || uses(&attrs);
+        if !keep {
+            continue;
+        }
+        kept_any |= m.hit;
+        match parts.last_mut() {
+            Some((r, _)) if r.end == m.start => r.end = m.end,
+            _ => parts.push((m.start..m.end, m.row)),
+        }
+    }
+    kept_any.then_some(parts)
+}
+
+/// The end of a block header: just past the newline after its `:` at bracket depth 0.
+fn header_end(src: &[u8], start: usize, end: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    let mut i = start;
+    while i < end {
+        match src[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b'#' => {
+                while i < end && src[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'"' | b'\'' => {
+                i = python_string(src, i).0;
+                continue;
+            }
+            b':' if depth == 0 => {
+                // Only the header line ends here: `class A: pass` has no separate body.
+                let nl = memchr::memchr(b'\n', &src[i..end])?;
+                let rest = &src[i + 1..i + nl];
+                if rest.iter().any(|c| !matches!(c, b' ' | b'\t' | b'\r'))
+                    && !rest.trim_ascii_start().starts_with(b"#")
+                {
+                    return None;
+                }
+                return Some(i + nl + 1);
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// `os.write(1, ...)`, `from os import write`, `open(1, ...)`, `fdopen(1)`: writes to fd 1
@@ -500,6 +664,24 @@ mod tests {
             joined.contains("try:") && joined.contains("except E:"),
             "{joined}"
         );
+    }
+
+    #[test]
+    fn python_large_classes_keep_their_header_and_the_members_that_matter() {
+        let big = "        val = 1\n".repeat(40);
+        let src = format!(
+            "import sys\n\n@decorated\nclass Server(Base):\n    '''Docs.'''\n    stream = sys.stdout\n\n    def __init__(self):\n        self.out = sys.stdout\n\n    def quiet(self):\n{big}\n    def loud(self):\n{big}        print('x')\n\n    def via_attr(self):\n{big}        self.out.write('y')\n\n    @property\n    def via_class_attr(self):\n{big}        return self.stream\n"
+        );
+        let joined = kept(&src).join("");
+        assert!(
+            joined.contains("@decorated\nclass Server(Base):\n"),
+            "{joined}"
+        );
+        assert!(joined.contains("def __init__"));
+        assert!(joined.contains("def loud"));
+        assert!(joined.contains("def via_attr"));
+        assert!(joined.contains("@property\n    def via_class_attr"));
+        assert!(!joined.contains("def quiet"), "{joined}");
     }
 
     #[test]

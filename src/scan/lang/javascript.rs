@@ -9,13 +9,12 @@
 //! chaining and aliases all come out right. Strings, templates, JSX text and comments are never
 //! code, so they never match.
 
-use super::{Field, FileFacts, Finding, snippet, text};
+use super::{FastMap, Field, FileFacts, Finding, snippet};
 use crate::catalog::Rule;
 use crate::catalog::scan::{
     STATIC_CONSOLE_LOG, STATIC_PRINT_CALL, STATIC_STDOUT_INHERIT, STATIC_STDOUT_LOGGER,
     STATIC_STDOUT_REDIRECT, STATIC_STDOUT_WRITE,
 };
-use std::collections::HashMap;
 use tree_sitter::{Node, Tree};
 
 const MAX_DEPTH: u32 = 12;
@@ -49,7 +48,7 @@ struct Scope<'t> {
     function: bool,
     /// A class body: `this.x` in its methods is looked up here.
     class: bool,
-    bindings: HashMap<&'t str, Vec<Binding<'t>>>,
+    bindings: FastMap<&'t str, Vec<Binding<'t>>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -143,14 +142,17 @@ fn normalize_path(p: String) -> String {
 
 struct Js<'t> {
     src: &'t [u8],
+    text: &'t str,
     scopes: Vec<Scope<'t>>,
-    scope_of: HashMap<usize, usize>,
-    overrides: HashMap<String, Vec<Binding<'t>>>,
+    scope_of: FastMap<usize, usize>,
+    overrides: FastMap<String, Vec<Binding<'t>>>,
     /// `this.x = value` and class fields: (class body scope, name) → bindings.
-    this_attrs: HashMap<(usize, String), Vec<Binding<'t>>>,
+    this_attrs: FastMap<(usize, String), Vec<Binding<'t>>>,
     /// `x = value` for names declared elsewhere: (name node, value, scope of the assignment).
     reassigned: Vec<(Node<'t>, Node<'t>, usize)>,
     facts: FileFacts,
+    /// Nodes pass 2 checks, with their parent and scope, in document order.
+    todo: Vec<(Node<'t>, Option<Node<'t>>, usize)>,
 }
 
 fn unwrap_expr(mut node: Node) -> Node {
@@ -184,22 +186,25 @@ impl<'t> Js<'t> {
     fn new(src: &'t [u8]) -> Js<'t> {
         Js {
             src,
+            text: std::str::from_utf8(src).unwrap_or(""),
             scopes: vec![Scope {
                 parent: None,
                 function: true,
                 class: false,
-                bindings: HashMap::new(),
+                bindings: FastMap::default(),
             }],
-            scope_of: HashMap::new(),
-            overrides: HashMap::new(),
-            this_attrs: HashMap::new(),
+            scope_of: FastMap::default(),
+            overrides: FastMap::default(),
+            this_attrs: FastMap::default(),
             reassigned: Vec::new(),
             facts: FileFacts::default(),
+            todo: Vec::new(),
         }
     }
 
     fn text(&self, node: Node<'t>) -> &'t str {
-        text(node, self.src)
+        // One validation per file, then O(1) boundary checks per node.
+        self.text.get(node.byte_range()).unwrap_or("")
     }
 
     // ------------------------------------------------------------------------------ pass 1
@@ -232,7 +237,7 @@ impl<'t> Js<'t> {
             parent: Some(parent),
             function,
             class: node.kind() == "class_body",
-            bindings: HashMap::new(),
+            bindings: FastMap::default(),
         });
         let id = self.scopes.len() - 1;
         self.scope_of.insert(node.id(), id);
@@ -369,6 +374,13 @@ impl<'t> Js<'t> {
 
     fn collect(&mut self, root: Node<'t>) {
         super::walk(root, 0, |node, parent, scope| {
+            // Pass 2 only looks at these nodes: remember them instead of walking again.
+            if matches!(
+                node.kind(),
+                "call_expression" | "new_expression" | "assignment_expression"
+            ) {
+                self.todo.push((node, parent, scope));
+            }
             self.collect_node(node, parent, scope)
         });
     }
@@ -884,10 +896,10 @@ impl<'t> Js<'t> {
         self.facts.findings.push(Finding::at(rule, node, message));
     }
 
-    fn check(&mut self, root: Node<'t>) {
-        super::walk(root, 0, |node, parent, scope| {
-            self.check_node(node, parent, scope)
-        });
+    fn check(&mut self, _root: Node<'t>) {
+        for (node, parent, scope) in std::mem::take(&mut self.todo) {
+            self.check_node(node, parent, scope);
+        }
     }
 
     /// Pass 2 for one node; returns the scope of its children.

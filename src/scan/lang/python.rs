@@ -8,13 +8,12 @@
 //! `def print`, `obj.print()`, `from sys import stderr` and `out = sys.stdout; out.write(...)` all
 //! come out right. Text in strings, comments and docstrings is never code, so it never matches.
 
-use super::{Condition, Field, FileFacts, Finding, snippet, text};
+use super::{Condition, FastMap, Field, FileFacts, Finding, snippet, text};
 use crate::catalog::Rule;
 use crate::catalog::scan::{
     STATIC_PRINT_CALL, STATIC_STDOUT_INHERIT, STATIC_STDOUT_LOGGER, STATIC_STDOUT_REDIRECT,
     STATIC_STDOUT_WRITE,
 };
-use std::collections::HashMap;
 use tree_sitter::{Node, Tree};
 
 /// How deep value resolution follows assignments (`a = b`, `b = c`, ...).
@@ -55,7 +54,7 @@ struct Scope<'t> {
     kind: Kind,
     /// The scope names are looked up in next (class scopes are skipped by nested functions).
     parent: Option<usize>,
-    bindings: HashMap<&'t str, Vec<Binding<'t>>>,
+    bindings: FastMap<&'t str, Vec<Binding<'t>>>,
     globals: Vec<&'t str>,
     /// For a method: the scope of the class whose body defines it (`self.x` lookups).
     class: Option<usize>,
@@ -177,15 +176,16 @@ fn is_writer_function(p: &str) -> bool {
 
 struct Py<'t> {
     src: &'t [u8],
+    text: &'t str,
     scopes: Vec<Scope<'t>>,
     /// Scope created by a function, lambda or class node (by node id).
-    scope_of: HashMap<usize, usize>,
+    scope_of: FastMap<usize, usize>,
     /// Module-level star imports (module names), in order.
     star_imports: Vec<(usize, String)>,
     /// `builtins.print = ...` style overrides: path → bindings.
-    overrides: HashMap<String, Vec<Binding<'t>>>,
+    overrides: FastMap<String, Vec<Binding<'t>>>,
     /// `self.attr = value` inside methods: (class scope, attr) → bindings.
-    self_attrs: HashMap<(usize, &'t str), Vec<Binding<'t>>>,
+    self_attrs: FastMap<(usize, &'t str), Vec<Binding<'t>>>,
     /// Byte offsets where `sys.stdout` is replaced by something that is not stdout, with the
     /// scope the assignment runs in.
     stdout_replaced: Vec<(usize, usize)>,
@@ -194,32 +194,37 @@ struct Py<'t> {
     /// True when fd 1 is saved with `os.dup(...)` before being redirected.
     saves_stdout_fd: bool,
     facts: FileFacts,
+    /// Nodes pass 2 checks, with their parent and scope, in document order.
+    todo: Vec<(Node<'t>, Option<Node<'t>>, usize)>,
 }
 
 impl<'t> Py<'t> {
     fn new(src: &'t [u8]) -> Py<'t> {
         Py {
             src,
+            text: std::str::from_utf8(src).unwrap_or(""),
             scopes: vec![Scope {
                 kind: Kind::Module,
                 parent: None,
-                bindings: HashMap::new(),
+                bindings: FastMap::default(),
                 globals: Vec::new(),
                 class: None,
             }],
-            scope_of: HashMap::new(),
+            scope_of: FastMap::default(),
             star_imports: Vec::new(),
-            overrides: HashMap::new(),
-            self_attrs: HashMap::new(),
+            overrides: FastMap::default(),
+            self_attrs: FastMap::default(),
             stdout_replaced: Vec::new(),
             redirected: Vec::new(),
             saves_stdout_fd: memchr::memmem::find(src, b"dup(").is_some(),
             facts: FileFacts::default(),
+            todo: Vec::new(),
         }
     }
 
     fn text(&self, node: Node<'t>) -> &'t str {
-        text(node, self.src)
+        // One validation per file, then O(1) boundary checks per node.
+        self.text.get(node.byte_range()).unwrap_or("")
     }
 
     // ------------------------------------------------------------------------------ pass 1
@@ -253,7 +258,7 @@ impl<'t> Py<'t> {
             } else {
                 parent
             }),
-            bindings: HashMap::new(),
+            bindings: FastMap::default(),
             globals: Vec::new(),
             class: (kind == Kind::Function && self.scopes[enclosing].kind == Kind::Class)
                 .then_some(enclosing),
@@ -297,6 +302,15 @@ impl<'t> Py<'t> {
 
     fn collect(&mut self, root: Node<'t>) {
         super::walk(root, 0, |node, parent, scope| {
+            // Pass 2 only looks at these nodes: remember them instead of walking again.
+            let wanted = match node.kind() {
+                "call" | "assignment" | "with_statement" | "print_statement" => true,
+                "string" => node.byte_range().len() <= 40,
+                _ => false,
+            };
+            if wanted {
+                self.todo.push((node, parent, scope));
+            }
             self.collect_node(node, parent, scope)
         });
     }
@@ -871,10 +885,10 @@ impl<'t> Py<'t> {
         self.facts.findings.push(Finding::at(rule, node, message));
     }
 
-    fn check(&mut self, root: Node<'t>) {
-        super::walk(root, 0, |node, parent, scope| {
-            self.check_node(node, parent, scope)
-        });
+    fn check(&mut self, _root: Node<'t>) {
+        for (node, parent, scope) in std::mem::take(&mut self.todo) {
+            self.check_node(node, parent, scope);
+        }
     }
 
     /// Pass 2 for one node; returns the scope of its children.
