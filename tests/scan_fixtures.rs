@@ -236,3 +236,38 @@ fn every_language_has_fixtures_with_findings_and_clean_lines() {
         );
     }
 }
+
+/// The same equivalence on a large real tree: the one `scripts/bench-scan` builds (Python
+/// standard library plus node_modules). Slow, so ignored by default:
+/// `cargo test --release --test scan_fixtures -- --ignored`.
+#[test]
+#[ignore = "needs the tree scripts/bench-scan builds; run with --ignored"]
+fn the_prefilter_and_plan_change_nothing_on_the_benchmark_tree() {
+    let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-scan/tree");
+    assert!(
+        tree.is_dir(),
+        "run scripts/bench-scan first to build {}",
+        tree.display()
+    );
+    let run = |prefilter: bool| -> BTreeSet<String> {
+        let mut opts = ScanOptions::new(vec![tree.clone()], tree.clone());
+        opts.include_vendored = true;
+        opts.max_file_size = 1 << 30;
+        opts.prefilter = prefilter;
+        scan::run(&opts)
+            .expect("tree scans")
+            .issues
+            .iter()
+            .filter(|i| i.code() != "static-parse-error")
+            .map(|i| format!("{:?} {} {}", i.location, i.code(), i.message))
+            .collect()
+    };
+    let everything = run(false);
+    let planned = run(true);
+    let lost: Vec<&String> = everything.difference(&planned).collect();
+    let added: Vec<&String> = planned.difference(&everything).collect();
+    assert!(
+        lost.is_empty() && added.is_empty(),
+        "lost {lost:#?}\nadded {added:#?}"
+    );
+}

@@ -48,6 +48,8 @@ const PY_WORDS: &[&str] = &[
     "structlog",
     "loguru",
     "subprocess",
+    "create_subprocess_exec",
+    "create_subprocess_shell",
     "system",
     "dup2",
     "breakpoint",
@@ -56,9 +58,66 @@ const PY_WORDS: &[&str] = &[
     "STDOUT_FILENO",
 ];
 
+/// Strings only matter as short values: `"ext://sys.stdout"`, `"/dev/stdout"`,
+/// `getattr(sys, "stdout")`; a docstring that mentions stdout is not a candidate.
 fn python_string_hit(content: &[u8]) -> bool {
-    memchr::memmem::find(content, b"/dev/").is_some()
-        || memchr::memmem::find(content, b"stdout").is_some()
+    content.len() <= 32
+        && (memchr::memmem::find(content, b"/dev/").is_some()
+            || memchr::memmem::find(content, b"stdout").is_some())
+}
+
+/// Objects whose attributes named like a candidate word are still candidates
+/// (`sys.stdout`, `click.echo`, `os.system`); `proc.stdout`, `self.print` and
+/// `platform.system()` are not.
+const DOT_OWNERS: &[&[u8]] = &[
+    b"sys",
+    b"builtins",
+    b"rich",
+    b"click",
+    b"typer",
+    b"pprint",
+    b"os",
+    b"tqdm",
+    b"subprocess",
+    b"asyncio",
+    b"structlog",
+    b"loguru",
+    b"pdb",
+    b"ipdb",
+    b"utils",
+    b"termui",
+];
+
+/// Is the candidate word at `start..end` used in a way a rule can report?
+fn python_word_counts(src: &[u8], start: usize, end: usize, sys_aliases: &[&[u8]]) -> bool {
+    let w = &src[start..end];
+    let mut k = start;
+    while k > 0 && matches!(src[k - 1], b' ' | b'\t') {
+        k -= 1;
+    }
+    if k > 0 && src[k - 1] == b'.' {
+        let mut o = k - 1;
+        while o > 0 && matches!(src[o - 1], b' ' | b'\t') {
+            o -= 1;
+        }
+        let owner_end = o;
+        while o > 0 && is_ident(src[o - 1]) {
+            o -= 1;
+        }
+        let owner = &src[o..owner_end];
+        return DOT_OWNERS.contains(&owner) || sys_aliases.contains(&owner);
+    }
+    if w == b"stdout" || w == b"input" {
+        // A keyword argument (`stdout=PIPE`) is not the stream itself.
+        let mut j = end;
+        while j < src.len() && matches!(src[j], b' ' | b'\t') {
+            j += 1;
+        }
+        if src.get(j) == Some(&b'=') && src.get(j + 1) != Some(&b'=') {
+            return false;
+        }
+    }
+    true
 }
 
 /// One top-level statement found by the lexer.
@@ -112,7 +171,9 @@ fn word_at(src: &[u8], i: usize) -> &[u8] {
 /// Plans a Python file.
 pub fn python(src: &[u8], region_min_bytes: usize) -> Plan {
     let words: HashSet<&[u8]> = PY_WORDS.iter().map(|w| w.as_bytes()).collect();
-    let stmts = python_statements(src, &words);
+    // `import sys as system`: `system.stdout` is `sys.stdout` (shared with class bodies).
+    let mut sys_aliases: Vec<&[u8]> = Vec::new();
+    let stmts = python_statements(src, &words, &mut sys_aliases);
     if !stmts.iter().any(|s| s.hit) {
         return Plan::Skip;
     }
@@ -146,7 +207,14 @@ pub fn python(src: &[u8], region_min_bytes: usize) -> Plan {
         }
         let parts = if keep[i] {
             // Classes over a quarter of the region threshold are parsed member by member.
-            class_parts(src, s, &words, &extra, region_min_bytes / 4)
+            class_parts(
+                src,
+                s,
+                &words,
+                &extra,
+                region_min_bytes / 4,
+                &mut sys_aliases,
+            )
         } else {
             None
         };
@@ -172,18 +240,23 @@ pub fn python(src: &[u8], region_min_bytes: usize) -> Plan {
 }
 
 /// Splits a Python file into top-level statements, lexing strings, comments and brackets.
-fn python_statements(src: &[u8], words: &HashSet<&[u8]>) -> Vec<Stmt> {
-    python_statements_in(src, 0..src.len(), 0, 0, words).unwrap_or_default()
+fn python_statements<'s>(
+    src: &'s [u8],
+    words: &HashSet<&[u8]>,
+    sys_aliases: &mut Vec<&'s [u8]>,
+) -> Vec<Stmt> {
+    python_statements_in(src, 0..src.len(), 0, 0, words, sys_aliases).unwrap_or_default()
 }
 
 /// Splits `span` into the statements that start at indentation `indent` (in bytes of leading
 /// whitespace). `None` when a line dedents below `indent` (not a block body).
-fn python_statements_in(
-    src: &[u8],
+fn python_statements_in<'s>(
+    src: &'s [u8],
     span: Range<usize>,
     start_row: usize,
     indent: usize,
     words: &HashSet<&[u8]>,
+    sys_aliases: &mut Vec<&'s [u8]>,
 ) -> Option<Vec<Stmt>> {
     let mut stmts: Vec<Stmt> = Vec::new();
     let mut cur = Stmt {
@@ -200,6 +273,7 @@ fn python_statements_in(
     let mut continued = false; // backslash continuation
     let mut pending_decorator = false;
     let mut first = true;
+    let (mut prev_word, mut prev_as, mut prev_prev_sys): (&[u8], bool, bool) = (b"", false, false);
     while i < src.len() {
         if at_line_start {
             at_line_start = false;
@@ -316,7 +390,15 @@ fn python_statements_in(
                     i = end;
                     continue;
                 }
-                if words.contains(w) || python_fd_hit(src, start, i, cur.import) {
+                if cur.import && prev_as && prev_prev_sys {
+                    sys_aliases.push(w);
+                }
+                prev_prev_sys = prev_word == b"sys";
+                prev_as = w == b"as";
+                prev_word = w;
+                if (words.contains(w) && python_word_counts(src, start, i, sys_aliases))
+                    || python_fd_hit(src, start, i, cur.import)
+                {
                     cur.hit = true;
                 }
                 if w == b"self" && src.get(i) == Some(&b'.') {
@@ -362,12 +444,13 @@ fn python_statements_in(
 /// The kept parts of a large kept class: its header, then the members that can matter
 /// (candidates, short statements, members using names from a candidate or `self.x` assigned
 /// in a member with a candidate). `None`: keep the whole class.
-fn class_parts(
-    src: &[u8],
+fn class_parts<'s>(
+    src: &'s [u8],
     s: &Stmt,
     words: &HashSet<&[u8]>,
     extra: &HashSet<&[u8]>,
     min_bytes: usize,
+    sys_aliases: &mut Vec<&'s [u8]>,
 ) -> Option<Vec<(Range<usize>, usize)>> {
     if !s.class || s.end - s.start < min_bytes {
         return None;
@@ -396,7 +479,7 @@ fn class_parts(
     if indent == 0 {
         return None;
     }
-    let members = python_statements_in(src, body..s.end, row, indent, words)?;
+    let members = python_statements_in(src, body..s.end, row, indent, words, sys_aliases)?;
     let mut attrs: HashSet<&[u8]> = HashSet::new();
     for m in members.iter().filter(|m| m.hit) {
         attrs.extend(m.self_bound.iter().map(|r| &src[r.clone()]));
