@@ -625,7 +625,56 @@ const JS_WORDS: &[&str] = &[
     "inherit",
     "fork",
     "stdio",
+    "log",
+    "print",
+    "puts",
+];
+
+/// Is a JS candidate word at `start..end` used where a rule can see it? `proc.stdout`,
+/// `this.console` and `logger.log` are not; `process.stdout`, `globalThis.console` and
+/// `util.log` are, and so are bare names (`const { stdout } = process`). `log`, `print` and
+/// `puts` only count on `util`.
+fn javascript_word_counts(src: &[u8], start: usize, end: usize) -> bool {
+    let w = &src[start..end];
+    let mut k = start;
+    while k > 0 && matches!(src[k - 1], b' ' | b'\t' | b'?') {
+        k -= 1;
+    }
+    let owner = if k > 0 && src[k - 1] == b'.' {
+        let mut o = k - 1;
+        while o > 0 && matches!(src[o - 1], b' ' | b'\t' | b'\n' | b'\r' | b')' | b'!') {
+            o -= 1;
+        }
+        let owner_end = o;
+        while o > 0 && (is_ident(src[o - 1]) || src[o - 1] == b'$') {
+            o -= 1;
+        }
+        Some(&src[o..owner_end])
+    } else {
+        None
+    };
+    match (w, owner) {
+        (b"log" | b"print" | b"puts", Some(o)) => o == b"util",
+        (b"log" | b"print" | b"puts", None) => false,
+        (b"stdout", Some(o)) => o == b"process",
+        (b"console", Some(o)) => matches!(o, b"globalThis" | b"global" | b"window" | b"self"),
+        _ => true,
+    }
+}
+
+/// Words that matter inside short strings (module names, option values).
+const STRING_WORDS: &[&str] = &[
+    "console",
+    "stdout",
+    "pino",
+    "winston",
+    "bunyan",
+    "inherit",
+    "log",
     "util",
+    "child_process",
+    "execa",
+    "cross-spawn",
 ];
 
 /// Plans a JavaScript/TypeScript file: skip it when no candidate word occurs outside strings
@@ -655,12 +704,13 @@ pub fn javascript(src: &[u8]) -> Plan {
                     i += 1;
                 }
                 let content = &src[start.min(src.len())..i.min(src.len())];
-                // `require('pino')`, `'/dev/stdout'`, `stdio: 'inherit'`: module names and
-                // option values are strings.
-                if words
-                    .iter()
-                    .any(|w| memchr::memmem::find(content, w).is_some())
-                    || memchr::memmem::find(content, b"/dev/").is_some()
+                // `require('pino')`, `'/dev/stdout'`, `stdio: 'inherit'`, `console['log']`:
+                // module names, option values and computed members are short strings.
+                if content.len() <= 32
+                    && (STRING_WORDS
+                        .iter()
+                        .any(|w| memchr::memmem::find(content, w.as_bytes()).is_some())
+                        || memchr::memmem::find(content, b"/dev/").is_some())
                 {
                     return Plan::Whole;
                 }
@@ -681,7 +731,10 @@ pub fn javascript(src: &[u8]) -> Plan {
                     let rest: Vec<u8> = rest.iter().copied().filter(|c| *c != b' ').collect();
                     rest.starts_with(b":1") && !rest.get(2).is_some_and(|c| c.is_ascii_digit())
                 };
-                if words.contains(w) || fd_write || fd_option {
+                if (words.contains(w) && javascript_word_counts(src, start, i))
+                    || fd_write
+                    || fd_option
+                {
                     return Plan::Whole;
                 }
             }
@@ -780,5 +833,14 @@ mod tests {
         assert_eq!(javascript(b"let s = `${console.log(1)}`;"), Plan::Whole);
         assert_eq!(javascript(b"const p = require('pino');"), Plan::Whole);
         assert_eq!(javascript(b"export const a = 1;"), Plan::Skip);
+        assert_eq!(
+            javascript(b"child.stdout.on('data', f); this.console.log(1);"),
+            Plan::Skip
+        );
+        assert_eq!(javascript(b"logger.log('x'); util.inspect(x);"), Plan::Skip);
+        assert_eq!(javascript(b"process.stdout.write(x)"), Plan::Whole);
+        assert_eq!(javascript(b"util.log(x)"), Plan::Whole);
+        assert_eq!(javascript(b"globalThis.console.info(x)"), Plan::Whole);
+        assert_eq!(javascript(b"(console as any)\n  .log(x)"), Plan::Whole);
     }
 }
