@@ -48,6 +48,8 @@ struct Scope<'t> {
     function: bool,
     /// A class body: `this.x` in its methods is looked up here.
     class: bool,
+    /// The function's name (`function send`, `send(msg) {}`, `const send = (msg) => ...`).
+    name: Option<&'t str>,
     bindings: FastMap<&'t str, Vec<Binding<'t>>>,
 }
 
@@ -191,6 +193,7 @@ impl<'t> Js<'t> {
                 parent: None,
                 function: true,
                 class: false,
+                name: None,
                 bindings: FastMap::default(),
             }],
             scope_of: FastMap::default(),
@@ -237,6 +240,7 @@ impl<'t> Js<'t> {
             parent: Some(parent),
             function,
             class: node.kind() == "class_body",
+            name: None,
             bindings: FastMap::default(),
         });
         let id = self.scopes.len() - 1;
@@ -395,6 +399,7 @@ impl<'t> Js<'t> {
                         self.bind(scope, name, Def::Opaque, scope);
                     }
                     let inner = self.new_scope(node, scope, true);
+                    self.scopes[inner].name = node.field("name").map(|n| self.text(n));
                     if let Some(p) = node.field("parameters") {
                         self.bind_params(p, inner, scope);
                     }
@@ -406,6 +411,15 @@ impl<'t> Js<'t> {
                 | "arrow_function"
                 | "method_definition" => {
                     let inner = self.new_scope(node, scope, true);
+                    // Its own name, or the variable or property it is assigned to.
+                    let named = node.field("name").or_else(|| {
+                        parent.and_then(|p| match p.kind() {
+                            "variable_declarator" => p.field("name"),
+                            "pair" => p.field("key"),
+                            _ => None,
+                        })
+                    });
+                    self.scopes[inner].name = named.map(|n| self.text(n));
                     if node.kind() != "method_definition" {
                         if let Some(name) = node.field("name") {
                             self.bind(inner, name, Def::Opaque, inner);
@@ -1559,6 +1573,17 @@ impl<'t> Js<'t> {
         let Some(call) = self.find_stringify(*payload, scope, 0) else {
             return false;
         };
+        // `function send(msg) { console.log(JSON.stringify(msg)) }`: the transport itself.
+        let mut s = scope;
+        while !self.scopes[s].function {
+            s = self.scopes[s].parent.unwrap_or(0);
+        }
+        if self.scopes[s]
+            .name
+            .is_some_and(super::is_transport_function)
+        {
+            return true;
+        }
         let Some(first) = self.args(call).first().copied() else {
             return false;
         };

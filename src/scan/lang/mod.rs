@@ -408,6 +408,26 @@ pub fn last_segment(path: &str) -> &str {
     path.rsplit(['.', ':']).next().unwrap_or(path)
 }
 
+/// True for a function name that says it writes protocol messages (`send`, `reply`,
+/// `write_message`, `emitResponse`): a JSON serialization printed there is the hand-written
+/// transport.
+pub fn is_transport_function(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    [
+        "send",
+        "reply",
+        "respond",
+        "response",
+        "write",
+        "emit",
+        "transport",
+        "notify",
+        "output",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
+}
+
 /// Callee names that set up a protocol transport or wrap the stream (not a stray write).
 pub fn is_transport_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();

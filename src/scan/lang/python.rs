@@ -58,6 +58,8 @@ struct Scope<'t> {
     globals: Vec<&'t str>,
     /// For a method: the scope of the class whose body defines it (`self.x` lookups).
     class: Option<usize>,
+    /// The function's name (`def send(...)`).
+    name: Option<&'t str>,
 }
 
 /// What an expression evaluates to, as far as the scan can tell.
@@ -209,6 +211,7 @@ impl<'t> Py<'t> {
                 bindings: FastMap::default(),
                 globals: Vec::new(),
                 class: None,
+                name: None,
             }],
             scope_of: FastMap::default(),
             star_imports: Vec::new(),
@@ -262,6 +265,9 @@ impl<'t> Py<'t> {
             globals: Vec::new(),
             class: (kind == Kind::Function && self.scopes[enclosing].kind == Kind::Class)
                 .then_some(enclosing),
+            name: (node.kind() == "function_definition")
+                .then(|| node.field("name").map(|n| text(n, self.src)))
+                .flatten(),
         });
         let id = self.scopes.len() - 1;
         self.scope_of.insert(node.id(), id);
@@ -1439,6 +1445,13 @@ impl<'t> Py<'t> {
         let Some(dump) = self.find_serialization(*payload, scope) else {
             return false;
         };
+        // `def send(message): print(json.dumps(message), flush=True)`: the transport itself.
+        if self.scopes[scope]
+            .name
+            .is_some_and(super::is_transport_function)
+        {
+            return true;
+        }
         let dumped = self.args(dump).positional.first().copied();
         let mut value = dumped;
         for _ in 0..4 {
