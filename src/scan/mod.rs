@@ -295,25 +295,36 @@ fn scan_file(file: &Candidate, opts: &ScanOptions) -> FileOutcome {
         out.prefiltered = true;
         return out;
     }
-    // Non-UTF-8 text is scanned with replacement characters: positions before the first bad
-    // byte are exact, and nothing crashes.
-    let text: Vec<u8> = match std::str::from_utf8(&bytes) {
-        Ok(_) => bytes,
-        Err(_) => String::from_utf8_lossy(&bytes).into_owned().into_bytes(),
-    };
-    let plan = if !opts.prefilter {
-        Plan::Whole
-    } else {
+    let plan_of = |text: &[u8]| {
+        if !opts.prefilter {
+            return Plan::Whole;
+        }
         match lang {
-            Lang::Python => plan::python(&text, opts.region_min_bytes),
-            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => plan::javascript(&text),
+            Lang::Python => plan::python(text, opts.region_min_bytes),
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => plan::javascript(text),
             _ => Plan::Whole,
         }
     };
+    // The plan runs on the raw bytes, so a file ruled out is never even validated.
+    let mut plan = plan_of(&bytes);
     if plan == Plan::Skip {
         out.prefiltered = true;
         return out;
     }
+    // Non-UTF-8 text is scanned with replacement characters (planned again, since offsets
+    // move): positions before the first bad byte are exact, and nothing crashes.
+    let text: String = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            plan = plan_of(text.as_bytes());
+            if plan == Plan::Skip {
+                out.prefiltered = true;
+                return out;
+            }
+            text
+        }
+    };
     out.parsed_bytes = match &plan {
         Plan::Ranges(r) => r.iter().map(|(r, _)| r.len() as u64).sum(),
         _ => text.len() as u64,
@@ -328,9 +339,9 @@ fn scan_file(file: &Candidate, opts: &ScanOptions) -> FileOutcome {
             p
         });
         if let Plan::Ranges(ranges) = &plan {
-            let ranges = ts_ranges(&text, ranges);
+            let ranges = ts_ranges(text.as_bytes(), ranges);
             if parser.set_included_ranges(&ranges).is_ok() {
-                let partial = parser.parse(&text, None);
+                let partial = parser.parse(text.as_bytes(), None);
                 let _ = parser.set_included_ranges(&[]);
                 // A syntax error in the kept statements may come from the cut: parse it all.
                 if let Some(t) = partial.filter(|t| !t.root_node().has_error()) {
@@ -339,7 +350,7 @@ fn scan_file(file: &Candidate, opts: &ScanOptions) -> FileOutcome {
                 parsed_whole.set(true);
             }
         }
-        parser.parse(&text, None)
+        parser.parse(text.as_bytes(), None)
     });
     if parsed_whole.get() {
         out.parsed_bytes += text.len() as u64;
@@ -350,6 +361,7 @@ fn scan_file(file: &Candidate, opts: &ScanOptions) -> FileOutcome {
     };
     out.parsed = true;
     let facts = lang::analyze(lang, &tree, &text);
+    let text = text.into_bytes();
     out.satisfies = facts.satisfies;
     let ctx = Context::of(&file.display);
     let mut findings: Vec<Finding> = facts

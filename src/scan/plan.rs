@@ -12,6 +12,14 @@
 
 use std::collections::HashSet;
 use std::ops::Range;
+use std::sync::LazyLock;
+
+type WordSet<'a> = HashSet<&'a [u8], std::hash::BuildHasherDefault<super::lang::FastHasher>>;
+
+static PY_SET: LazyLock<WordSet<'static>> =
+    LazyLock::new(|| PY_WORDS.iter().map(|w| w.as_bytes()).collect());
+static JS_SET: LazyLock<WordSet<'static>> =
+    LazyLock::new(|| JS_WORDS.iter().map(|w| w.as_bytes()).collect());
 
 /// Files at most this large are parsed whole whenever they hold a candidate: region planning
 /// pays off on big modules, and whole files keep parse-error notes exact in typical code.
@@ -170,18 +178,20 @@ fn word_at(src: &[u8], i: usize) -> &[u8] {
 
 /// Plans a Python file.
 pub fn python(src: &[u8], region_min_bytes: usize) -> Plan {
-    let words: HashSet<&[u8]> = PY_WORDS.iter().map(|w| w.as_bytes()).collect();
+    let words: &WordSet = &PY_SET;
     // `import sys as system`: `system.stdout` is `sys.stdout` (shared with class bodies).
     let mut sys_aliases: Vec<&[u8]> = Vec::new();
-    let stmts = python_statements(src, &words, &mut sys_aliases);
+    // A small file is parsed whole as soon as one candidate shows up.
+    let small = src.len() <= region_min_bytes;
+    let stmts = python_statements(src, words, &mut sys_aliases, small);
     if !stmts.iter().any(|s| s.hit) {
         return Plan::Skip;
     }
-    if src.len() <= region_min_bytes {
+    if small {
         return Plan::Whole;
     }
     // Names bound from a candidate become candidates themselves (aliases, imports).
-    let mut extra: HashSet<&[u8]> = HashSet::new();
+    let mut extra: WordSet = WordSet::default();
     let mut keep: Vec<bool> = stmts.iter().map(|s| s.hit).collect();
     for _ in 0..3 {
         let before = extra.len();
@@ -210,7 +220,7 @@ pub fn python(src: &[u8], region_min_bytes: usize) -> Plan {
             class_parts(
                 src,
                 s,
-                &words,
+                words,
                 &extra,
                 region_min_bytes / 4,
                 &mut sys_aliases,
@@ -242,10 +252,12 @@ pub fn python(src: &[u8], region_min_bytes: usize) -> Plan {
 /// Splits a Python file into top-level statements, lexing strings, comments and brackets.
 fn python_statements<'s>(
     src: &'s [u8],
-    words: &HashSet<&[u8]>,
+    words: &WordSet,
     sys_aliases: &mut Vec<&'s [u8]>,
+    stop_at_hit: bool,
 ) -> Vec<Stmt> {
-    python_statements_in(src, 0..src.len(), 0, 0, words, sys_aliases).unwrap_or_default()
+    python_statements_in(src, 0..src.len(), 0, 0, words, sys_aliases, stop_at_hit)
+        .unwrap_or_default()
 }
 
 /// Splits `span` into the statements that start at indentation `indent` (in bytes of leading
@@ -255,8 +267,9 @@ fn python_statements_in<'s>(
     span: Range<usize>,
     start_row: usize,
     indent: usize,
-    words: &HashSet<&[u8]>,
+    words: &WordSet,
     sys_aliases: &mut Vec<&'s [u8]>,
+    stop_at_hit: bool,
 ) -> Option<Vec<Stmt>> {
     let mut stmts: Vec<Stmt> = Vec::new();
     let mut cur = Stmt {
@@ -362,6 +375,9 @@ fn python_statements_in<'s>(
             b'"' | b'\'' => {
                 let (end, rows, hit) = python_string(src, i);
                 cur.hit |= hit;
+                if hit && stop_at_hit {
+                    return Some(vec![cur]);
+                }
                 row += rows;
                 i = end;
             }
@@ -400,6 +416,9 @@ fn python_statements_in<'s>(
                     || python_fd_hit(src, start, i, cur.import)
                 {
                     cur.hit = true;
+                    if stop_at_hit {
+                        return Some(vec![cur]);
+                    }
                 }
                 if w == b"self" && src.get(i) == Some(&b'.') {
                     let a = i + 1;
@@ -447,8 +466,8 @@ fn python_statements_in<'s>(
 fn class_parts<'s>(
     src: &'s [u8],
     s: &Stmt,
-    words: &HashSet<&[u8]>,
-    extra: &HashSet<&[u8]>,
+    words: &WordSet,
+    extra: &WordSet,
     min_bytes: usize,
     sys_aliases: &mut Vec<&'s [u8]>,
 ) -> Option<Vec<(Range<usize>, usize)>> {
@@ -479,8 +498,8 @@ fn class_parts<'s>(
     if indent == 0 {
         return None;
     }
-    let members = python_statements_in(src, body..s.end, row, indent, words, sys_aliases)?;
-    let mut attrs: HashSet<&[u8]> = HashSet::new();
+    let members = python_statements_in(src, body..s.end, row, indent, words, sys_aliases, false)?;
+    let mut attrs: WordSet = WordSet::default();
     for m in members.iter().filter(|m| m.hit) {
         attrs.extend(m.self_bound.iter().map(|r| &src[r.clone()]));
         if !m.block {
@@ -490,7 +509,7 @@ fn class_parts<'s>(
     let mut parts = vec![(s.start..body, s.row)];
     let mut kept_any = false;
     for m in &members {
-        let uses = |set: &HashSet<&[u8]>| m.idents.iter().any(|r| set.contains(&src[r.clone()]));
+        let uses = |set: &WordSet| m.idents.iter().any(|r| set.contains(&src[r.clone()]));
         let keep = m.hit
             || m.import
             || (!m.block && m.end - m.start <= SHORT_STATEMENT)
@@ -680,7 +699,7 @@ const STRING_WORDS: &[&str] = &[
 /// Plans a JavaScript/TypeScript file: skip it when no candidate word occurs outside strings
 /// and comments (template literals count as code, their `${}` parts are code).
 pub fn javascript(src: &[u8]) -> Plan {
-    let words: HashSet<&[u8]> = JS_WORDS.iter().map(|w| w.as_bytes()).collect();
+    let words: &WordSet = &JS_SET;
     let mut i = 0usize;
     while i < src.len() {
         let b = src[i];

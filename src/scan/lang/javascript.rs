@@ -19,7 +19,7 @@ use tree_sitter::{Node, Tree};
 
 const MAX_DEPTH: u32 = 12;
 
-pub fn analyze(tree: &Tree, src: &[u8]) -> FileFacts {
+pub fn analyze(tree: &Tree, src: &str) -> FileFacts {
     let mut js = Js::new(src);
     js.collect(tree.root_node());
     js.attach_reassignments();
@@ -185,10 +185,11 @@ fn unwrap_expr(mut node: Node) -> Node {
 }
 
 impl<'t> Js<'t> {
-    fn new(src: &'t [u8]) -> Js<'t> {
+    fn new(text: &'t str) -> Js<'t> {
+        let src = text.as_bytes();
         Js {
             src,
-            text: std::str::from_utf8(src).unwrap_or(""),
+            text,
             scopes: vec![Scope {
                 parent: None,
                 function: true,

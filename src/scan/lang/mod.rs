@@ -345,16 +345,16 @@ impl<'t> Field<'t> for Node<'t> {
 }
 
 /// Runs the analyzer of a language over a parsed tree.
-pub fn analyze(lang: Lang, tree: &tree_sitter::Tree, src: &[u8]) -> FileFacts {
+pub fn analyze(lang: Lang, tree: &tree_sitter::Tree, src: &str) -> FileFacts {
     FIELDS.with(|f| f.set(Some(fields_of(lang))));
     match lang {
         Lang::Python => python::analyze(tree, src),
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => javascript::analyze(tree, src),
-        Lang::Go => go::analyze(tree, src),
-        Lang::Rust => rust::analyze(tree, src),
-        Lang::Java => java::analyze(tree, src),
-        Lang::Kotlin => kotlin::analyze(tree, src),
-        Lang::CSharp => csharp::analyze(tree, src),
+        Lang::Go => go::analyze(tree, src.as_bytes()),
+        Lang::Rust => rust::analyze(tree, src.as_bytes()),
+        Lang::Java => java::analyze(tree, src.as_bytes()),
+        Lang::Kotlin => kotlin::analyze(tree, src.as_bytes()),
+        Lang::CSharp => csharp::analyze(tree, src.as_bytes()),
     }
 }
 

@@ -19,7 +19,7 @@ use tree_sitter::{Node, Tree};
 /// How deep value resolution follows assignments (`a = b`, `b = c`, ...).
 const MAX_DEPTH: u32 = 12;
 
-pub fn analyze(tree: &Tree, src: &[u8]) -> FileFacts {
+pub fn analyze(tree: &Tree, src: &str) -> FileFacts {
     let mut py = Py::new(src);
     py.collect(tree.root_node());
     py.check(tree.root_node());
@@ -201,10 +201,11 @@ struct Py<'t> {
 }
 
 impl<'t> Py<'t> {
-    fn new(src: &'t [u8]) -> Py<'t> {
+    fn new(text: &'t str) -> Py<'t> {
+        let src = text.as_bytes();
         Py {
             src,
-            text: std::str::from_utf8(src).unwrap_or(""),
+            text,
             scopes: vec![Scope {
                 kind: Kind::Module,
                 parent: None,
