@@ -152,17 +152,20 @@ pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
     outcomes.resize_with(files.len(), || None);
     let results: Vec<Vec<(usize, FileOutcome)>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&(_, i)) = order.get(k) else { break };
-                        let file = &files[i];
-                        mine.push((i, scan_file(file, opts)));
-                    }
-                    mine
-                })
+            .filter_map(|_| {
+                // Generous stacks: analyzers recurse along nested expressions.
+                std::thread::Builder::new()
+                    .stack_size(16 << 20)
+                    .spawn_scoped(s, || {
+                        let mut mine = Vec::new();
+                        loop {
+                            let k = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(&(_, i)) = order.get(k) else { break };
+                            mine.push((i, scan_file_guarded(&files[i], opts)));
+                        }
+                        mine
+                    })
+                    .ok()
             })
             .collect();
         handles
@@ -245,6 +248,21 @@ pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
 
 thread_local! {
     static PARSERS: RefCell<HashMap<Lang, tree_sitter::Parser>> = RefCell::new(HashMap::new());
+}
+
+/// A bug in an analyzer must cost one file, never the scan: the file counts as skipped and its
+/// parser is rebuilt.
+fn scan_file_guarded(file: &Candidate, opts: &ScanOptions) -> FileOutcome {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| scan_file(file, opts))) {
+        Ok(outcome) => outcome,
+        Err(_) => {
+            PARSERS.with(|cell| cell.borrow_mut().clear());
+            FileOutcome {
+                skipped: true,
+                ..FileOutcome::default()
+            }
+        }
+    }
 }
 
 fn scan_file(file: &Candidate, opts: &ScanOptions) -> FileOutcome {

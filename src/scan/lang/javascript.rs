@@ -1252,7 +1252,13 @@ impl<'t> Js<'t> {
     /// True when a literal (object/array tree) contains `process.stdout`.
     fn mentions_stdout(&self, node: Node<'t>, scope: usize) -> bool {
         let mut stack = vec![node];
+        // Literals can refer to each other (`a = {x: b}; b = {y: a}`): bound the work.
+        let mut budget = 500;
         while let Some(n) = stack.pop() {
+            budget -= 1;
+            if budget == 0 {
+                return false;
+            }
             let n = unwrap_expr(n);
             match n.kind() {
                 "object" | "array" | "pair" | "spread_element" => {
