@@ -150,6 +150,8 @@ struct Stmt {
     self_bound: Vec<Range<usize>>,
     /// The `class` keyword starts it (after decorators).
     class: bool,
+    /// `def` or `async def` starts it (after decorators).
+    func: bool,
 }
 
 const BLOCK_KEYWORDS: &[&[u8]] = &[
@@ -216,14 +218,15 @@ pub fn python(src: &[u8], region_min_bytes: usize) -> Plan {
             continue;
         }
         let parts = if keep[i] {
-            // Classes over a quarter of the region threshold are parsed member by member.
-            class_parts(
+            // Classes and functions over 1/16 of the region threshold are parsed in parts.
+            block_parts(
                 src,
                 s,
                 words,
                 &extra,
-                region_min_bytes / 4,
+                region_min_bytes / 16,
                 &mut sys_aliases,
+                0,
             )
         } else {
             None
@@ -317,6 +320,14 @@ fn python_statements_in<'s>(
                     cur.import = w == b"import" || w == b"from";
                     cur.block = BLOCK_KEYWORDS.contains(&w) || was_decorated;
                     cur.class |= w == b"class";
+                    cur.func |= w == b"def"
+                        || (w == b"async" && {
+                            let mut k = i + w.len();
+                            while k < src.len() && matches!(src[k], b' ' | b'\t') {
+                                k += 1;
+                            }
+                            src[k..].starts_with(b"def")
+                        });
                 }
             }
             continued = false;
@@ -435,7 +446,9 @@ fn python_statements_in<'s>(
                     }
                 }
                 cur.idents.push(start..i);
-                if cur.import || (!cur.assign && depth == 0) {
+                if (cur.import && !matches!(w, b"import" | b"from" | b"as"))
+                    || (!cur.import && !cur.assign && depth == 0)
+                {
                     cur.bound.push(start..i);
                 }
             }
@@ -460,18 +473,22 @@ fn python_statements_in<'s>(
     Some(stmts)
 }
 
-/// The kept parts of a large kept class: its header, then the members that can matter
-/// (candidates, short statements, members using names from a candidate or `self.x` assigned
-/// in a member with a candidate). `None`: keep the whole class.
-fn class_parts<'s>(
+/// The kept parts of a large kept class or function: its header, then the statements of its
+/// body that can matter, recursively. In a class: candidates, short statements, members using
+/// a name bound next to a candidate or a `self.x` assigned in a member with a candidate. In a
+/// function: candidates, imports, short statements, and every statement mentioning a name the
+/// kept statements use (so local bindings of those names stay: Python names are local to the
+/// whole function). `None`: keep the whole block.
+fn block_parts<'s>(
     src: &'s [u8],
     s: &Stmt,
     words: &WordSet,
     extra: &WordSet,
     min_bytes: usize,
     sys_aliases: &mut Vec<&'s [u8]>,
+    depth: u32,
 ) -> Option<Vec<(Range<usize>, usize)>> {
-    if !s.class || s.end - s.start < min_bytes {
+    if !(s.class || s.func) || s.end - s.start < min_bytes || depth > 8 {
         return None;
     }
     // The body starts on the line after the header's `:` at bracket depth 0; find the first
@@ -499,32 +516,61 @@ fn class_parts<'s>(
         return None;
     }
     let members = python_statements_in(src, body..s.end, row, indent, words, sys_aliases, false)?;
-    let mut attrs: WordSet = WordSet::default();
+    let uses = |m: &Stmt, set: &WordSet| m.idents.iter().any(|r| set.contains(&src[r.clone()]));
+    // Names that make a statement matter, grown from the statements with a candidate.
+    let mut names: WordSet = extra.clone();
     for m in members.iter().filter(|m| m.hit) {
-        attrs.extend(m.self_bound.iter().map(|r| &src[r.clone()]));
+        names.extend(m.self_bound.iter().map(|r| &src[r.clone()]));
         if !m.block {
-            attrs.extend(m.bound.iter().map(|r| &src[r.clone()]));
+            names.extend(m.bound.iter().map(|r| &src[r.clone()]));
         }
+    }
+    let mut keep: Vec<bool> = members
+        .iter()
+        .map(|m| {
+            m.hit || m.import || (!m.block && m.end - m.start <= SHORT_STATEMENT) || uses(m, &names)
+        })
+        .collect();
+    if s.func {
+        // Everything the kept statements mention may be bound anywhere in the function.
+        for _ in 0..3 {
+            let before = names.len();
+            for (m, k) in members.iter().zip(&keep) {
+                if *k && !m.block {
+                    // `self` and `cls` are never rebound: following them would keep everything.
+                    names.extend(
+                        m.idents
+                            .iter()
+                            .map(|r| &src[r.clone()])
+                            .filter(|w| !matches!(*w, b"self" | b"cls")),
+                    );
+                }
+            }
+            for (m, k) in members.iter().zip(keep.iter_mut()) {
+                *k |= uses(m, &names);
+            }
+            if names.len() == before {
+                break;
+            }
+        }
+    }
+    if !keep.iter().any(|k| *k) {
+        return None;
     }
     let mut parts = vec![(s.start..body, s.row)];
-    let mut kept_any = false;
-    for m in &members {
-        let uses = |set: &WordSet| m.idents.iter().any(|r| set.contains(&src[r.clone()]));
-        let keep = m.hit
-            || m.import
-            || (!m.block && m.end - m.start <= SHORT_STATEMENT)
-            || uses(extra)
-            || uses(&attrs);
-        if !keep {
+    for (m, k) in members.iter().zip(&keep) {
+        if !*k {
             continue;
         }
-        kept_any |= m.hit;
-        match parts.last_mut() {
-            Some((r, _)) if r.end == m.start => r.end = m.end,
-            _ => parts.push((m.start..m.end, m.row)),
+        let inner = block_parts(src, m, words, &names, min_bytes, sys_aliases, depth + 1);
+        for (r, row) in inner.unwrap_or_else(|| vec![(m.start..m.end, m.row)]) {
+            match parts.last_mut() {
+                Some((last, _)) if last.end == r.start => last.end = r.end,
+                _ => parts.push((r, row)),
+            }
         }
     }
-    kept_any.then_some(parts)
+    Some(parts)
 }
 
 /// The end of a block header: just past the newline after its `:` at bracket depth 0.
