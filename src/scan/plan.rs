@@ -22,8 +22,8 @@ static JS_SET: LazyLock<WordSet<'static>> =
     LazyLock::new(|| JS_WORDS.iter().map(|w| w.as_bytes()).collect());
 
 /// Files at most this large are parsed whole whenever they hold a candidate: region planning
-/// pays off on big modules, and whole files keep parse-error notes exact in typical code.
-pub const DEFAULT_REGION_MIN_BYTES: usize = 16 * 1024;
+/// pays off on big modules, and whole files keep parse-error notes exact in typical server code.
+pub const DEFAULT_REGION_MIN_BYTES: usize = 8 * 1024;
 
 /// Short top-level statements are always kept (constants, aliases, `__all__`).
 const SHORT_STATEMENT: usize = 512;
@@ -148,6 +148,8 @@ struct Stmt {
     assign: bool,
     /// Attributes assigned as `self.<name> = ...` anywhere inside.
     self_bound: Vec<Range<usize>>,
+    /// `from module import *`.
+    star: bool,
     /// The `class` keyword starts it (after decorators).
     class: bool,
     /// `def` or `async def` starts it (after decorators).
@@ -189,7 +191,9 @@ pub fn python(src: &[u8], region_min_bytes: usize) -> Plan {
     if !stmts.iter().any(|s| s.hit) {
         return Plan::Skip;
     }
-    if small {
+    // A star import of a module with candidate names (`from subprocess import *`) brings in
+    // names the alias pass cannot list: parse everything.
+    if small || stmts.iter().any(|s| s.import && s.star && s.hit) {
         return Plan::Whole;
     }
     // Names bound from a candidate become candidates themselves (aliases, imports).
@@ -368,6 +372,10 @@ fn python_statements_in<'s>(
                 depth += 1;
                 i += 1;
             }
+            b'*' if cur.import => {
+                cur.star = true;
+                i += 1;
+            }
             b')' | b']' | b'}' => {
                 depth = (depth - 1).max(0);
                 i += 1;
@@ -536,7 +544,7 @@ fn block_parts<'s>(
         for _ in 0..3 {
             let before = names.len();
             for (m, k) in members.iter().zip(&keep) {
-                if *k && !m.block {
+                if *k {
                     // `self` and `cls` are never rebound: following them would keep everything.
                     names.extend(
                         m.idents
