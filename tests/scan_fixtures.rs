@@ -249,11 +249,12 @@ fn the_prefilter_and_plan_change_nothing_on_the_benchmark_tree() {
         "run scripts/bench-scan first to build {}",
         tree.display()
     );
-    let run = |prefilter: bool| -> BTreeSet<String> {
+    let run = |prefilter: bool, region_min_bytes: usize| -> BTreeSet<String> {
         let mut opts = ScanOptions::new(vec![tree.clone()], tree.clone());
         opts.include_vendored = true;
         opts.max_file_size = 1 << 30;
         opts.prefilter = prefilter;
+        opts.region_min_bytes = region_min_bytes;
         scan::run(&opts)
             .expect("tree scans")
             .issues
@@ -262,12 +263,15 @@ fn the_prefilter_and_plan_change_nothing_on_the_benchmark_tree() {
             .map(|i| format!("{:?} {} {}", i.location, i.code(), i.message))
             .collect()
     };
-    let everything = run(false);
-    let planned = run(true);
-    let lost: Vec<&String> = everything.difference(&planned).collect();
-    let added: Vec<&String> = planned.difference(&everything).collect();
-    assert!(
-        lost.is_empty() && added.is_empty(),
-        "lost {lost:#?}\nadded {added:#?}"
-    );
+    let everything = run(false, 0);
+    // The default, and planning forced on every file whatever its size.
+    for min in [scan::plan::DEFAULT_REGION_MIN_BYTES, 0] {
+        let planned = run(true, min);
+        let lost: Vec<&String> = everything.difference(&planned).collect();
+        let added: Vec<&String> = planned.difference(&everything).collect();
+        assert!(
+            lost.is_empty() && added.is_empty(),
+            "region_min_bytes {min}: lost {lost:#?}\nadded {added:#?}"
+        );
+    }
 }
