@@ -96,6 +96,16 @@ const DOT_OWNERS: &[&[u8]] = &[
     b"termui",
 ];
 
+/// A cheap first look before hashing: candidate words are 2 to 23 bytes long and start with
+/// one of a few letters.
+fn maybe_word(w: &[u8]) -> bool {
+    (2..=23).contains(&w.len())
+        && matches!(
+            w[0],
+            b'p' | b's' | b'_' | b'e' | b't' | b'r' | b'l' | b'c' | b'd' | b'b' | b'i' | b'S'
+        )
+}
+
 /// Is the candidate word at `start..end` used in a way a rule can report?
 fn python_word_counts(src: &[u8], start: usize, end: usize, sys_aliases: &[&[u8]]) -> bool {
     let w = &src[start..end];
@@ -347,9 +357,7 @@ fn python_statements_in<'s>(
                 i += 1;
             }
             b'#' => {
-                while i < src.len() && src[i] != b'\n' {
-                    i += 1;
-                }
+                i = memchr::memchr(b'\n', &src[i..]).map_or(src.len(), |p| i + p);
             }
             b'\\' => {
                 if src.get(i + 1) == Some(&b'\n') {
@@ -431,7 +439,9 @@ fn python_statements_in<'s>(
                 prev_prev_sys = prev_word == b"sys";
                 prev_as = w == b"as";
                 prev_word = w;
-                if (words.contains(w) && python_word_counts(src, start, i, sys_aliases))
+                if (maybe_word(w)
+                    && words.contains(w)
+                    && python_word_counts(src, start, i, sys_aliases))
                     || python_fd_hit(src, start, i, cur.import)
                 {
                     cur.hit = true;
@@ -452,6 +462,9 @@ fn python_statements_in<'s>(
                     if e > a && src.get(k) == Some(&b'=') && src.get(k + 1) != Some(&b'=') {
                         cur.self_bound.push(a..e);
                     }
+                }
+                if stop_at_hit {
+                    continue; // a small file: only the first candidate matters
                 }
                 cur.idents.push(start..i);
                 if (cur.import && !matches!(w, b"import" | b"from" | b"as"))
@@ -655,7 +668,13 @@ fn python_string(src: &[u8], i: usize) -> (usize, usize, bool) {
     let mut j = if triple { i + 3 } else { i + 1 };
     let mut rows = 0;
     let content_start = j;
-    while let Some(&c) = src.get(j) {
+    while j < src.len() {
+        // Jump to the next byte that can matter.
+        j = match memchr::memchr3(q, b'\\', b'\n', &src[j..]) {
+            Some(p) => j + p,
+            None => src.len(),
+        };
+        let Some(&c) = src.get(j) else { break };
         if c == b'\\' {
             if src.get(j + 1) == Some(&b'\n') {
                 rows += 1;
