@@ -319,7 +319,9 @@ fn scan_file(file: &Candidate, opts: &ScanOptions) -> FileOutcome {
         }
         match lang {
             Lang::Python => plan::python(text, opts.region_min_bytes),
-            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => plan::javascript(text),
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
+                plan::javascript_planned(text, opts.region_min_bytes)
+            }
             _ => Plan::Whole,
         }
     };

@@ -770,7 +770,345 @@ const STRING_WORDS: &[&str] = &[
 ];
 
 /// Plans a JavaScript/TypeScript file: skip it when no candidate word occurs outside strings
-/// and comments (template literals count as code, their `${}` parts are code).
+/// and comments; parse large files statement by statement (see [`javascript_statements`]).
+pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
+    match javascript(src) {
+        Plan::Skip => return Plan::Skip,
+        _ if src.len() <= region_min_bytes => return Plan::Whole,
+        _ => {}
+    }
+    let stmts = javascript_statements(src);
+    if !stmts.iter().any(|s| s.hit) {
+        return Plan::Whole; // the statement lexer disagrees with the skip lexer: be safe
+    }
+    let mut names: WordSet = WordSet::default();
+    let mut keep: Vec<bool> = stmts.iter().map(|s| s.hit).collect();
+    for _ in 0..3 {
+        let before = names.len();
+        for (i, s) in stmts.iter().enumerate() {
+            if !keep[i] && s.idents.iter().any(|r| names.contains(&src[r.clone()])) {
+                keep[i] = true;
+            }
+            if keep[i] {
+                names.extend(s.bound.iter().map(|r| &src[r.clone()]));
+            }
+        }
+        if names.len() == before {
+            break;
+        }
+    }
+    let mut ranges: Vec<(Range<usize>, usize)> = Vec::new();
+    let mut all = true;
+    for (i, s) in stmts.iter().enumerate() {
+        if !(keep[i] || s.import || s.end - s.start <= SHORT_STATEMENT) {
+            all = false;
+            continue;
+        }
+        match ranges.last_mut() {
+            Some((r, _)) if r.end == s.start => r.end = s.end,
+            _ => ranges.push((s.start..s.end, s.row)),
+        }
+    }
+    if all {
+        Plan::Whole
+    } else {
+        Plan::Ranges(ranges)
+    }
+}
+
+/// Keywords after which a `/` starts a regular expression, not a division.
+const JS_REGEX_AFTER: &[&[u8]] = &[
+    b"return",
+    b"typeof",
+    b"case",
+    b"do",
+    b"else",
+    b"in",
+    b"of",
+    b"new",
+    b"delete",
+    b"void",
+    b"throw",
+    b"yield",
+    b"await",
+    b"instanceof",
+];
+
+/// Splits a JavaScript/TypeScript file into top-level statements: a statement starts on a line
+/// that begins in column 0 outside brackets, strings, templates, regular expressions and
+/// comments, unless that line continues the previous one (`.then`, `)`, an operator, `(`, `[`,
+/// a template). Identifiers are recorded with the names bound before the first `=`
+/// (`const { log } = console` binds `log`).
+fn javascript_statements(src: &[u8]) -> Vec<Stmt> {
+    let words: &WordSet = &JS_SET;
+    let mut stmts: Vec<Stmt> = Vec::new();
+    let mut cur = Stmt::default();
+    let mut depth: i32 = 0;
+    let mut row = 0usize;
+    let mut i = 0usize;
+    let mut at_line_start = true;
+    let mut prev: u8 = b';'; // last significant byte outside tokens we skip
+    let mut prev_word: &[u8] = b"";
+    let mut eq_seen = false;
+    // Brace depths at which a template substitution `${` opened.
+    let mut templates: Vec<i32> = Vec::new();
+    let mut in_template = false;
+    while i < src.len() {
+        if in_template {
+            // Template text: up to the closing backtick or a `${`.
+            match memchr::memchr3(b'`', b'\\', b'$', &src[i..]) {
+                None => break,
+                Some(p) => {
+                    row += memchr::memchr_iter(b'\n', &src[i..i + p]).count();
+                    i += p;
+                }
+            }
+            match src[i] {
+                b'\\' => {
+                    if src.get(i + 1) == Some(&b'\n') {
+                        row += 1;
+                    }
+                    i += 2;
+                }
+                b'`' => {
+                    in_template = false;
+                    prev = b'`';
+                    i += 1;
+                }
+                _ if src.get(i + 1) == Some(&b'{') => {
+                    templates.push(depth);
+                    depth += 1;
+                    in_template = false;
+                    prev = b'{';
+                    i += 2;
+                }
+                _ => i += 1,
+            }
+            continue;
+        }
+        if at_line_start {
+            at_line_start = false;
+            let b = src[i];
+            let continuation = matches!(
+                b,
+                b' ' | b'\t'
+                    | b'\n'
+                    | b'\r'
+                    | b'.'
+                    | b')'
+                    | b']'
+                    | b'}'
+                    | b','
+                    | b'?'
+                    | b':'
+                    | b'+'
+                    | b'-'
+                    | b'*'
+                    | b'/'
+                    | b'&'
+                    | b'|'
+                    | b'='
+                    | b'>'
+                    | b'<'
+                    | b'('
+                    | b'['
+                    | b'`'
+                    | b'%'
+                    | b'^'
+            );
+            if depth == 0 && templates.is_empty() && !continuation && i > 0 {
+                cur.end = i;
+                stmts.push(std::mem::take(&mut cur));
+                cur.start = i;
+                cur.row = row;
+                eq_seen = false;
+                let w = word_at(src, i);
+                cur.import = w == b"import";
+            } else if i == 0 {
+                cur.import = word_at(src, 0) == b"import";
+            }
+        }
+        let b = src[i];
+        match b {
+            b'\n' => {
+                row += 1;
+                at_line_start = true;
+                i += 1;
+            }
+            b' ' | b'\t' | b'\r' => i += 1,
+            b'/' if src.get(i + 1) == Some(&b'/') => {
+                i = memchr::memchr(b'\n', &src[i..]).map_or(src.len(), |p| i + p);
+            }
+            b'/' if src.get(i + 1) == Some(&b'*') => {
+                let end =
+                    memchr::memmem::find(&src[i + 2..], b"*/").map_or(src.len(), |p| i + 2 + p + 2);
+                row += memchr::memchr_iter(b'\n', &src[i..end]).count();
+                i = end;
+            }
+            b'/' if matches!(
+                prev,
+                b'(' | b','
+                    | b'='
+                    | b':'
+                    | b'['
+                    | b'!'
+                    | b'&'
+                    | b'|'
+                    | b'?'
+                    | b'{'
+                    | b'}'
+                    | b';'
+                    | b'+'
+                    | b'-'
+                    | b'*'
+                    | b'%'
+                    | b'<'
+                    | b'>'
+                    | b'~'
+                    | b'^'
+            ) || (prev == b'w' && JS_REGEX_AFTER.contains(&prev_word)) =>
+            {
+                // A regular expression literal: to the closing `/` outside a class, or the line end.
+                let mut j = i + 1;
+                let mut class = false;
+                while j < src.len() && src[j] != b'\n' {
+                    match src[j] {
+                        b'\\' => j += 1,
+                        b'[' => class = true,
+                        b']' => class = false,
+                        b'/' if !class => break,
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                i = (j + 1).min(src.len());
+                prev = b'r';
+            }
+            b'"' | b'\'' => {
+                let q = b;
+                let start = i + 1;
+                i += 1;
+                while i < src.len() && src[i] != q && src[i] != b'\n' {
+                    if src[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                let content = &src[start.min(src.len())..i.min(src.len())];
+                if content.len() <= 32
+                    && (STRING_WORDS
+                        .iter()
+                        .any(|w| memchr::memmem::find(content, w.as_bytes()).is_some())
+                        || memchr::memmem::find(content, b"/dev/").is_some())
+                {
+                    cur.hit = true;
+                }
+                i = (i + 1).min(src.len());
+                prev = b'"';
+            }
+            b'`' => {
+                in_template = true;
+                i += 1;
+            }
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                prev = b;
+                i += 1;
+            }
+            b')' | b']' | b'}' => {
+                depth = (depth - 1).max(0);
+                if b == b'}' && templates.last() == Some(&depth) {
+                    templates.pop();
+                    in_template = true;
+                }
+                prev = b;
+                i += 1;
+            }
+            b'=' => {
+                let next = src.get(i + 1).copied();
+                if depth == 0
+                    && !matches!(next, Some(b'=' | b'>'))
+                    && !matches!(prev, b'!' | b'<' | b'>' | b'=')
+                {
+                    eq_seen = true;
+                    cur.assign = true;
+                }
+                prev = b'=';
+                i += 1;
+            }
+            _ if is_ident_start(b) || b == b'$' => {
+                let start = i;
+                while i < src.len() && (is_ident(src[i]) || src[i] == b'$') {
+                    i += 1;
+                }
+                let w = &src[start..i];
+                let fd_write = matches!(
+                    w,
+                    b"write" | b"writeFile" | b"appendFile" | b"appendFileSync" | b"writeFileSync"
+                ) && fd_one_follows(src, i);
+                if (words.contains(w) && javascript_word_counts(src, start, i)) || fd_write {
+                    cur.hit = true;
+                }
+                if w == b"fd" {
+                    let rest: Vec<u8> = src[i..src.len().min(i + 8)]
+                        .iter()
+                        .copied()
+                        .filter(|c| *c != b' ')
+                        .collect();
+                    if rest.starts_with(b":1") && !rest.get(2).is_some_and(|c| c.is_ascii_digit()) {
+                        cur.hit = true;
+                    }
+                }
+                cur.idents.push(start..i);
+                if !eq_seen
+                    && !cur.import
+                    && !matches!(
+                        w,
+                        b"const"
+                            | b"let"
+                            | b"var"
+                            | b"export"
+                            | b"default"
+                            | b"async"
+                            | b"function"
+                            | b"class"
+                            | b"declare"
+                            | b"static"
+                    )
+                {
+                    cur.bound.push(start..i);
+                }
+                prev = b'w';
+                prev_word = w;
+            }
+            _ => {
+                prev = b;
+                i += 1;
+            }
+        }
+    }
+    cur.end = src.len();
+    stmts.push(cur);
+    for s in &mut stmts {
+        if !s.import && !s.assign {
+            // Only declarations and assignments bind names the alias pass should follow.
+            s.bound.clear();
+        }
+        if s.import {
+            // Imports bind every name they mention (but `import`, `from`, `as`).
+            s.bound = s
+                .idents
+                .iter()
+                .filter(|r| !matches!(&src[(*r).clone()], b"import" | b"from" | b"as" | b"type"))
+                .cloned()
+                .collect();
+        }
+    }
+    stmts
+}
+
+/// Plans a JavaScript/TypeScript file as a whole: skip it when no candidate word occurs outside
+/// strings and comments (template literals count as code, their `${}` parts are code).
 pub fn javascript(src: &[u8]) -> Plan {
     let words: &WordSet = &JS_SET;
     let mut i = 0usize;
@@ -934,5 +1272,26 @@ mod tests {
         assert_eq!(javascript(b"util.log(x)"), Plan::Whole);
         assert_eq!(javascript(b"globalThis.console.info(x)"), Plan::Whole);
         assert_eq!(javascript(b"(console as any)\n  .log(x)"), Plan::Whole);
+    }
+
+    #[test]
+    fn javascript_large_files_keep_candidates_imports_and_aliases() {
+        let big = format!("function quiet() {{\n{}}}\n", "  const v = 1;\n".repeat(80));
+        let src = format!(
+            "import fs from 'node:fs';\nconst {{ log }} = console;\n{big}function loud() {{\n  log('x');\n{}}}\nconst re = /[/'\"]/g;\nconst t = `a\n${{console.log(1)}}\nb`;\n{big}",
+            "  const v = 1;\n".repeat(80)
+        );
+        let kept = match javascript_planned(src.as_bytes(), 0) {
+            Plan::Ranges(r) => r
+                .iter()
+                .map(|(r, _)| src[r.clone()].to_string())
+                .collect::<String>(),
+            other => format!("{other:?}"),
+        };
+        assert!(kept.contains("import fs"), "{kept}");
+        assert!(kept.contains("const { log } = console;"));
+        assert!(kept.contains("function loud"));
+        assert!(kept.contains("console.log(1)"));
+        assert!(!kept.contains("function quiet"), "{kept}");
     }
 }
