@@ -14,7 +14,7 @@ use tree_sitter::{Node, Query, Tree};
 static QUERY: LazyLock<Query> = LazyLock::new(|| {
     query(
         Lang::Java,
-        "[(method_invocation) (object_creation_expression)] @n",
+        "[(method_invocation) (object_creation_expression) (method_reference)] @n",
     )
 });
 
@@ -44,6 +44,20 @@ fn json_payload(args: &str) -> bool {
 }
 
 fn check(n: Node, src: &[u8], static_out: bool, facts: &mut FileFacts) {
+    if n.kind() == "method_reference" {
+        // `list.forEach(System.out::println)`: every call of the reference prints to stdout.
+        let t: String = text(n, src).split_whitespace().collect();
+        if let Some((object, _)) = t.split_once("::") {
+            if is_system_out(object, static_out) {
+                facts.findings.push(Finding::at(
+                    &STATIC_PRINT_CALL,
+                    n,
+                    format!("`{t}` is passed as a callback; every call of it writes to stdout"),
+                ));
+            }
+        }
+        return;
+    }
     let args_node = n.field("arguments");
     let args = args_node.map(|a| text(a, src)).unwrap_or("");
     let arg_list: Vec<&str> = args_node
