@@ -803,6 +803,36 @@ impl<'t> Js<'t> {
             "false" => Val::Bool(false),
             "null" | "undefined" => Val::None,
             "object" | "array" => Val::Lit(node),
+            // `verbose ? process.stdout : process.stderr`, `opts.out || process.stdout`: a
+            // value that may be stdout is treated as stdout (the write happens on some path).
+            "ternary_expression" | "binary_expression" => {
+                let (a, b) = if node.kind() == "ternary_expression" {
+                    (node.field("consequence"), node.field("alternative"))
+                } else {
+                    let op = node.field("operator").map(|o| self.text(o)).unwrap_or("");
+                    if !matches!(op, "||" | "??" | "&&") {
+                        return Val::Unknown;
+                    }
+                    (node.field("left"), node.field("right"))
+                };
+                let (Some(a), Some(b)) = (a, b) else {
+                    return Val::Unknown;
+                };
+                let (va, vb) = (
+                    self.resolve(a, scope, depth + 1),
+                    self.resolve(b, scope, depth + 1),
+                );
+                let stdout = |v: &Val| matches!(v, Val::Path(p) if p == "process.stdout");
+                if stdout(&va) {
+                    va
+                } else if stdout(&vb) {
+                    vb
+                } else if va == vb {
+                    va
+                } else {
+                    Val::Unknown
+                }
+            }
             _ => Val::Unknown,
         };
         // `console.log = console.error` changes what the spelled-out path means from then on; an

@@ -762,6 +762,28 @@ impl<'t> Py<'t> {
                     None => Val::Unknown,
                 }
             }
+            // `sys.stdout if verbose else sys.stderr`, `stream or sys.stdout`: a value that may
+            // be stdout is treated as stdout (the write happens on some path).
+            "conditional_expression" | "boolean_operator" => {
+                let (a, b) = if node.kind() == "conditional_expression" {
+                    (node.named_child(0), node.named_child(2))
+                } else {
+                    (node.field("left"), node.field("right"))
+                };
+                let (Some(a), Some(b)) = (a, b) else {
+                    return Val::Unknown;
+                };
+                let (va, vb) = (
+                    self.resolve(a, scope, depth + 1),
+                    self.resolve(b, scope, depth + 1),
+                );
+                match (&va, &vb) {
+                    (Val::Path(p), _) if is_stdout_path(p) => va,
+                    (_, Val::Path(p)) if is_stdout_path(p) => vb,
+                    _ if va == vb => va,
+                    _ => Val::Unknown,
+                }
+            }
             "parenthesized_expression" => match node.named_child(0) {
                 Some(inner) => self.resolve(inner, scope, depth + 1),
                 None => Val::Unknown,
