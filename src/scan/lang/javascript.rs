@@ -23,6 +23,7 @@ pub fn analyze(tree: &Tree, src: &str) -> FileFacts {
     let mut js = Js::new(src);
     js.collect(tree.root_node());
     js.attach_reassignments();
+    js.attach_overrides();
     js.check(tree.root_node());
     js.facts
 }
@@ -148,6 +149,8 @@ struct Js<'t> {
     scopes: Vec<Scope<'t>>,
     scope_of: FastMap<usize, usize>,
     overrides: FastMap<String, Vec<Binding<'t>>>,
+    /// Member assignments seen in pass 1: (target, value, scope, position).
+    pending_overrides: Vec<(Node<'t>, Node<'t>, usize, usize)>,
     /// `this.x = value` and class fields: (class body scope, name) → bindings.
     this_attrs: FastMap<(usize, String), Vec<Binding<'t>>>,
     /// `x = value` for names declared elsewhere: (name node, value, scope of the assignment).
@@ -199,6 +202,7 @@ impl<'t> Js<'t> {
             }],
             scope_of: FastMap::default(),
             overrides: FastMap::default(),
+            pending_overrides: Vec::new(),
             this_attrs: FastMap::default(),
             reassigned: Vec::new(),
             facts: FileFacts::default(),
@@ -492,14 +496,13 @@ impl<'t> Js<'t> {
                                 }
                             }
                             "member_expression" | "subscript_expression" => {
-                                if let Some(path) = self.static_path(left) {
-                                    let path = normalize_path(path);
-                                    self.overrides.entry(path).or_default().push(Binding {
-                                        pos: node.start_byte(),
-                                        def: Def::Value(right),
-                                        scope,
-                                    });
-                                }
+                                // Resolved once every binding is known (`attach_overrides`).
+                                self.pending_overrides.push((
+                                    left,
+                                    right,
+                                    scope,
+                                    node.start_byte(),
+                                ));
                             }
                             _ => {}
                         }
@@ -609,27 +612,25 @@ impl<'t> Js<'t> {
         }
     }
 
-    fn static_path(&self, node: Node<'t>) -> Option<String> {
+    /// The spelled-out path of an assignment target rooted in a global (`console.log`,
+    /// `process.stdout.write`); `None` when its root is a local (a parameter named `console`).
+    fn static_path(&self, node: Node<'t>, scope: usize) -> Option<String> {
         let node = unwrap_expr(node);
         match node.kind() {
             "identifier" => {
                 let name = self.text(node);
-                // Only globals: a local `console` is not the console.
-                if self
-                    .lookup(name, self.scope_at(node), node.start_byte())
-                    .is_some()
-                {
+                if self.lookup(name, scope, node.start_byte()).is_some() {
                     return None;
                 }
                 Some(name.to_string())
             }
             "member_expression" => {
-                let obj = self.static_path(node.field("object")?)?;
+                let obj = self.static_path(node.field("object")?, scope)?;
                 let prop = node.field("property")?;
                 Some(format!("{obj}.{}", self.text(prop)))
             }
             "subscript_expression" => {
-                let obj = self.static_path(node.field("object")?)?;
+                let obj = self.static_path(node.field("object")?, scope)?;
                 let idx = node.field("index")?;
                 let key = self.string_value(idx)?;
                 Some(format!("{obj}.{key}"))
@@ -638,10 +639,20 @@ impl<'t> Js<'t> {
         }
     }
 
-    /// The scope of a node during pass 1 is not tracked per node; overrides are recorded on
-    /// global paths only, which the lookup below confirms against the program scope.
-    fn scope_at(&self, _node: Node<'t>) -> usize {
-        0
+    /// `console.log = ...` and friends, once every binding is known.
+    fn attach_overrides(&mut self) {
+        for (left, right, scope, pos) in std::mem::take(&mut self.pending_overrides) {
+            if let Some(path) = self.static_path(left, scope) {
+                self.overrides
+                    .entry(normalize_path(path))
+                    .or_default()
+                    .push(Binding {
+                        pos,
+                        def: Def::Value(right),
+                        scope,
+                    });
+            }
+        }
     }
 
     // ------------------------------------------------------------------------------ lookup
@@ -948,9 +959,8 @@ impl<'t> Js<'t> {
     }
 
     /// Pass 2 for one node; returns the scope of its children.
-    fn check_node(&mut self, node: Node<'t>, parent: Option<Node<'t>>, scope: usize) -> usize {
+    fn check_node(&mut self, node: Node<'t>, _parent: Option<Node<'t>>, scope: usize) -> usize {
         {
-            let _ = parent;
             let scope = self.scope_of.get(&node.id()).copied().unwrap_or(scope);
             match node.kind() {
                 "call_expression" => self.check_call(node, scope),
@@ -1475,7 +1485,7 @@ impl<'t> Js<'t> {
         if !matches!(left.kind(), "member_expression" | "subscript_expression") {
             return;
         }
-        let target = self.static_path(left).map(normalize_path);
+        let target = self.static_path(left, scope).map(normalize_path);
         if target.as_deref() == Some("process.stdout.write") {
             // A filter that still calls the original write keeps the transport working.
             if self.references(right, scope, "process.stdout.write") {

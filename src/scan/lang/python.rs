@@ -411,7 +411,6 @@ impl<'t> Py<'t> {
                         .collect();
                     self.scopes[scope].globals.extend(names);
                 }
-                "delete_statement" => {}
                 _ => {}
             }
             child_scope
@@ -957,15 +956,11 @@ impl<'t> Py<'t> {
         let mut args = self.args(call);
         let path = match &callee {
             Val::Path(p) => p.clone(),
-            Val::Partial(p, pcall, pscope) => {
+            Val::Partial(p, pcall, _) => {
                 // The partial's own arguments come first.
                 let mut merged = self.args(*pcall);
                 if !merged.positional.is_empty() {
                     merged.positional.remove(0);
-                }
-                if *pscope != scope {
-                    // Arguments of the partial are resolved in the scope of the partial; the
-                    // keyword checks below only need their values, which rarely depend on it.
                 }
                 merged.positional.extend(args.positional);
                 merged.keywords.extend(args.keywords);
