@@ -922,7 +922,6 @@ impl<'t> Py<'t> {
     /// Pass 2 for one node; returns the scope of its children.
     fn check_node(&mut self, node: Node<'t>, parent: Option<Node<'t>>, scope: usize) -> usize {
         {
-            let _ = parent;
             let scope = self.scope_of.get(&node.id()).copied().unwrap_or(scope);
             match node.kind() {
                 "call" => self.check_call(node, scope),
