@@ -173,8 +173,7 @@ impl<'t> Rs<'t> {
                         let root = recv.split(['.', '(']).next().unwrap_or("").trim();
                         let chained = recv.contains("Command::new") && !recv.contains(".stdout(");
                         let via_var = self.command_vars.contains(root)
-                            && memchr::memmem::find(self.src, format!("{root}.stdout(").as_bytes())
-                                .is_none()
+                            && !self.sets_stdout(root)
                             && !recv.contains(".stdout(");
                         if chained || via_var {
                             self.facts.findings.push(Finding::at(
@@ -216,6 +215,31 @@ impl<'t> Rs<'t> {
             }
             _ => {}
         }
+    }
+
+    /// True when some statement rooted at `var` calls `.stdout(...)` on it, however the builder
+    /// chain is laid out (`cmd\n    .stdin(..)\n    .stdout(..)`).
+    fn sets_stdout(&self, var: &str) -> bool {
+        let compact: Vec<u8> = self
+            .src
+            .iter()
+            .copied()
+            .filter(|b| !b.is_ascii_whitespace())
+            .collect();
+        let needle = format!("{var}.");
+        let mut at = 0;
+        while let Some(p) = memchr::memmem::find(&compact[at..], needle.as_bytes()) {
+            let start = at + p;
+            // Only a use of the variable itself, not `other_cmd.`.
+            let standalone = start == 0
+                || !(compact[start - 1].is_ascii_alphanumeric() || compact[start - 1] == b'_');
+            let end = memchr::memchr(b';', &compact[start..]).map_or(compact.len(), |e| start + e);
+            if standalone && memchr::memmem::find(&compact[start..end], b".stdout(").is_some() {
+                return true;
+            }
+            at = start + needle.len();
+        }
+        false
     }
 
     /// The text of the statement a node belongs to (the whole builder chain).
