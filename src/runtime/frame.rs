@@ -66,28 +66,65 @@ pub fn issue(frame: &RawFrame, problem: &Problem) -> Issue {
         .evidence(evidence(frame))
 }
 
+/// [`position`] as a `Display` that formats on demand.
+struct LazyPos<'a>(&'a RawFrame);
+
+impl std::fmt::Display for LazyPos<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "stdout line {} (byte {})",
+            self.0.line, self.0.byte_offset
+        )
+    }
+}
+
+/// [`evidence`] as a `Display` that formats on demand.
+struct LazyEvidence<'a>(&'a RawFrame);
+
+impl std::fmt::Display for LazyEvidence<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&evidence(self.0))
+    }
+}
+
 /// Judges one frame's bytes.
 pub fn inspect(frame: &RawFrame) -> Inspected {
+    inspect_with(frame, &|_| true)
+}
+
+/// Judges one frame's bytes, formatting messages only for the rules `wanted` asks for (a flood
+/// of identical problems past the report's cap costs no formatting); the others carry an empty
+/// message and still count.
+pub fn inspect_with(frame: &RawFrame, wanted: &dyn Fn(&Rule) -> bool) -> Inspected {
     let mut out = Inspected::default();
-    let pos = position(frame);
-    let ev = evidence(frame);
-    let problem = |rule: &'static Rule, message: String| Problem { rule, message };
+    // Formatted only when a problem is found: clean frames allocate nothing here.
+    let pos = LazyPos(frame);
+    let ev = LazyEvidence(frame);
+    let problem = |rule: &'static Rule, message: &dyn Fn() -> String| Problem {
+        rule,
+        message: if wanted(rule) {
+            message()
+        } else {
+            String::new()
+        },
+    };
 
     if frame.truncated {
-        out.problems.push(problem(
-            &catalog::runtime::STDOUT_LINE_TOO_LARGE,
-            format!(
-                "{pos} is {} bytes long, over the {}-byte line limit: {ev}",
-                frame.len,
-                frame.bytes.len()
-            ),
-        ));
+        out.problems
+            .push(problem(&catalog::runtime::STDOUT_LINE_TOO_LARGE, &|| {
+                format!(
+                    "{pos} is {} bytes long, over the {}-byte line limit: {ev}",
+                    frame.len,
+                    frame.bytes.len()
+                )
+            }));
         return out;
     }
     if is_content_length_header(&frame.bytes) {
         out.problems.push(problem(
             &catalog::runtime::STDOUT_CONTENT_LENGTH_FRAMING,
-            format!("{pos} is an LSP-style Content-Length header, not a JSON-RPC frame: {ev}"),
+            &|| format!("{pos} is an LSP-style Content-Length header, not a JSON-RPC frame: {ev}"),
         ));
         return out;
     }
@@ -95,44 +132,44 @@ pub fn inspect(frame: &RawFrame) -> Inspected {
         // One finding for an unterminated tail; its content is still read, for correlation only.
         let mut inner = frame.clone();
         inner.terminated = true;
-        let content = inspect(&inner);
+        let content = inspect_with(&inner, &|_| false);
         out.values = content.values;
-        out.problems.push(problem(
-            &catalog::runtime::STDOUT_WITHOUT_NEWLINE,
-            format!("{pos} ended without a newline when stdout closed: {ev}"),
-        ));
+        out.problems
+            .push(problem(&catalog::runtime::STDOUT_WITHOUT_NEWLINE, &|| {
+                format!("{pos} ended without a newline when stdout closed: {ev}")
+            }));
         return out;
     }
     let mut bytes: &[u8] = &frame.bytes;
     if bytes.is_empty() || bytes == b"\r" {
-        out.problems.push(problem(
-            &catalog::runtime::STDOUT_EMPTY_LINE,
-            format!("{pos} is an empty line: {ev}"),
-        ));
+        out.problems
+            .push(problem(&catalog::runtime::STDOUT_EMPTY_LINE, &|| {
+                format!("{pos} is an empty line: {ev}")
+            }));
         return out;
     }
     if let Err(err) = std::str::from_utf8(bytes) {
-        out.problems.push(problem(
-            &catalog::runtime::STDOUT_INVALID_UTF8,
-            format!(
-                "{pos} is not valid UTF-8 at byte {} of the line: {ev}",
-                err.valid_up_to()
-            ),
-        ));
+        out.problems
+            .push(problem(&catalog::runtime::STDOUT_INVALID_UTF8, &|| {
+                format!(
+                    "{pos} is not valid UTF-8 at byte {} of the line: {ev}",
+                    err.valid_up_to()
+                )
+            }));
         return out;
     }
     if let Some(rest) = bytes.strip_prefix(b"\xef\xbb\xbf") {
-        out.problems.push(problem(
-            &catalog::runtime::STDOUT_UTF8_BOM,
-            format!("{pos} starts with a UTF-8 byte-order mark: {ev}"),
-        ));
+        out.problems
+            .push(problem(&catalog::runtime::STDOUT_UTF8_BOM, &|| {
+                format!("{pos} starts with a UTF-8 byte-order mark: {ev}")
+            }));
         bytes = rest;
     }
     if let Some(rest) = bytes.strip_suffix(b"\r") {
-        out.problems.push(problem(
-            &catalog::runtime::STDOUT_CRLF,
-            format!("{pos} ends with \\r\\n instead of \\n: {ev}"),
-        ));
+        out.problems
+            .push(problem(&catalog::runtime::STDOUT_CRLF, &|| {
+                format!("{pos} ends with \\r\\n instead of \\n: {ev}")
+            }));
         bytes = rest;
     }
     let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
@@ -140,23 +177,29 @@ pub fn inspect(frame: &RawFrame) -> Inspected {
         Some(Ok(value)) => {
             out.values.push(value);
             let rest = &bytes[stream.byte_offset()..];
-            judge_rest(rest, &pos, &ev, &mut out);
+            judge_rest(rest, &pos, &ev, wanted, &mut out);
         }
         Some(Err(err)) if err.is_eof() => {
             // A strict prefix of a JSON value: `{`, `[`, `{"a":` ... Possibly pretty-printed.
             out.incomplete = true;
         }
         Some(Err(_)) | None => {
-            out.problems.push(problem(
-                &catalog::runtime::STDOUT_NON_JSON,
-                format!("{pos} is not JSON: {ev}"),
-            ));
+            out.problems
+                .push(problem(&catalog::runtime::STDOUT_NON_JSON, &|| {
+                    format!("{pos} is not JSON: {ev}")
+                }));
         }
     }
     out
 }
 
-fn judge_rest(rest: &[u8], pos: &str, ev: &str, out: &mut Inspected) {
+fn judge_rest(
+    rest: &[u8],
+    pos: &LazyPos,
+    ev: &LazyEvidence,
+    wanted: &dyn Fn(&Rule) -> bool,
+    out: &mut Inspected,
+) {
     let trimmed = rest.trim_ascii();
     if trimmed.is_empty() {
         return;
@@ -173,21 +216,31 @@ fn judge_rest(rest: &[u8], pos: &str, ev: &str, out: &mut Inspected) {
     };
     // A bare number or word after a message is text, not a second message.
     if all_values && more.iter().all(|v| v.is_object() || v.is_array()) {
+        let rule = &catalog::runtime::STDOUT_MULTIPLE_VALUES;
         out.problems.push(Problem {
-            rule: &catalog::runtime::STDOUT_MULTIPLE_VALUES,
-            message: format!(
-                "{pos} holds {} JSON values on one line: {ev}",
-                more.len() + 1
-            ),
+            rule,
+            message: if wanted(rule) {
+                format!(
+                    "{pos} holds {} JSON values on one line: {ev}",
+                    more.len() + 1
+                )
+            } else {
+                String::new()
+            },
         });
         out.values.extend(more);
     } else {
+        let rule = &catalog::runtime::STDOUT_TRAILING_TEXT;
         out.problems.push(Problem {
-            rule: &catalog::runtime::STDOUT_TRAILING_TEXT,
-            message: format!(
-                "{pos} has text after its JSON message: {}",
-                escape_bytes(trimmed, EVIDENCE_BYTES)
-            ),
+            rule,
+            message: if wanted(rule) {
+                format!(
+                    "{pos} has text after its JSON message: {}",
+                    escape_bytes(trimmed, EVIDENCE_BYTES)
+                )
+            } else {
+                String::new()
+            },
         });
     }
 }

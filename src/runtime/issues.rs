@@ -44,6 +44,24 @@ impl IssueSink {
         self.issues.retain(keep);
     }
 
+    /// Whether another issue with this code would be kept in full (not just counted).
+    pub fn would_keep(&self, code: &str) -> bool {
+        self.issues.iter().filter(|i| i.code() == code).count() < self.per_code_cap
+    }
+
+    /// Counts one more occurrence of a code already at its cap, without building the issue.
+    pub fn count_more(&mut self, code: &str) {
+        if let Some(first) = self.issues.iter_mut().find(|i| i.code() == code) {
+            let more = first
+                .fields
+                .get("moreOccurrences")
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0)
+                + 1;
+            first.fields.insert("moreOccurrences".into(), more.into());
+        }
+    }
+
     pub fn has(&self, code: &str) -> bool {
         self.issues.iter().any(|i| i.code() == code)
     }

@@ -30,6 +30,9 @@ const LSP_GRACE: Duration = Duration::from_millis(300);
 const BUSY_STEP: Duration = Duration::from_millis(500);
 /// Clock ticks (1/100 s) a server must use within one step to count as busy.
 const BUSY_TICKS: u64 = 2;
+/// How many server messages (and unpaired errors) are kept in full: a flood of valid
+/// notifications must not grow the guard's memory (the first ones are what checks need).
+const MESSAGES_CAP: usize = 1_000;
 /// How many timeline entries are kept in full.
 const TIMELINE_CAP: usize = 2_000;
 
@@ -281,8 +284,10 @@ impl Session {
         self.exited.is_some() || self.stdout_eof.is_some() || self.stdout_limit.is_some()
     }
 
-    fn note(&mut self, direction: Direction, summary: String) {
+    /// Adds a timeline entry; the summary is only formatted while the timeline has room.
+    fn note(&mut self, direction: Direction, summary: impl FnOnce() -> String) {
         if self.timeline.len() < TIMELINE_CAP {
+            let summary = summary();
             self.timeline.push(TimelineEntry {
                 at: self.now(),
                 phase: self.phase,
@@ -340,7 +345,7 @@ impl Session {
         self.last_sent_notification = false;
         self.raw_sent = false;
         self.misaddressed = false;
-        self.note(Direction::ToServer, format!("request {method} #{id}"));
+        self.note(Direction::ToServer, || format!("request {method} #{id}"));
         self.send_message(&msg);
         self.wait_for(&id, timeout).await
     }
@@ -357,7 +362,7 @@ impl Session {
             msg["params"] = p;
         }
         self.last_sent_notification = true;
-        self.note(Direction::ToServer, format!("notification {method}"));
+        self.note(Direction::ToServer, || format!("notification {method}"));
         self.send_message(&msg);
     }
 
@@ -365,10 +370,9 @@ impl Session {
     pub fn send_raw(&mut self, bytes: Vec<u8>, label: &str) -> bool {
         self.raw_sent = true;
         self.last_sent_notification = false;
-        self.note(
-            Direction::ToServer,
-            format!("raw {label} ({} bytes)", bytes.len()),
-        );
+        self.note(Direction::ToServer, || {
+            format!("raw {label} ({} bytes)", bytes.len())
+        });
         self.link.send(bytes)
     }
 
@@ -549,7 +553,7 @@ impl Session {
             Event::StdoutEof { at } => {
                 self.stdout_eof = Some(at);
                 self.flush_joiner();
-                self.note(Direction::Process, "stdout closed".into());
+                self.note(Direction::Process, || "stdout closed".into());
             }
             Event::StdoutLimit { at, total } => {
                 self.stdout_limit = Some((at, total));
@@ -562,17 +566,18 @@ impl Session {
                     ),
                 ).help("Find what floods stdout. If the output is legitimate, raise `--max-stdout-bytes`."));
                 self.link.stop_reading();
-                self.note(Direction::Process, "stdout limit reached".into());
+                self.note(Direction::Process, || "stdout limit reached".into());
             }
             Event::Exited { at, exit } => {
                 self.exited = Some((at, exit));
-                self.note(
-                    Direction::Process,
-                    format!("exited with {}", exit.describe()),
-                );
+                self.note(Direction::Process, || {
+                    format!("exited with {}", exit.describe())
+                });
             }
             Event::StdinError { at, error } => {
-                self.note(Direction::Process, format!("stdin write failed: {error}"));
+                self.note(Direction::Process, || {
+                    format!("stdin write failed: {error}")
+                });
                 self.stdin_error = Some((at, error));
             }
         }
@@ -583,7 +588,8 @@ impl Session {
         if self.stdin_closed_at.is_some() {
             self.stats.after_stdin_eof += 1;
         }
-        let inspected = frame::inspect(&frame);
+        let issues = &self.issues;
+        let inspected = frame::inspect_with(&frame, &|rule| issues.would_keep(rule.code));
         let max = self.cfg.max_line_bytes;
         match self.joiner.offer(frame, &inspected, max) {
             Joined::Held => {}
@@ -621,10 +627,9 @@ impl Session {
                 .at_stdout(first.line, first.byte_offset)
                 .evidence(frame::evidence(first));
                 self.record(issue);
-                self.note(
-                    Direction::FromServer,
-                    format!("invalid lines {}-{}", first.line, last.line),
-                );
+                self.note(Direction::FromServer, || {
+                    format!("invalid lines {}-{}", first.line, last.line)
+                });
                 self.on_value(&value, true, Pos::of(first));
             }
         }
@@ -650,7 +655,12 @@ impl Session {
             {
                 self.lsp_framing = Some(Instant::now());
             }
-            self.record(frame::issue(frame, p));
+            if p.message.is_empty() {
+                // Past the report's cap for this code: counted, never formatted.
+                self.issues.count_more(p.rule.code);
+            } else {
+                self.record(frame::issue(frame, p));
+            }
         }
         if inspected.incomplete && inspected.problems.is_empty() {
             // An incomplete value that could not be held (unterminated): not JSON.
@@ -661,10 +671,9 @@ impl Session {
         }
         if invalid {
             self.stats.invalid_frames += 1;
-            self.note(
-                Direction::FromServer,
-                format!("invalid line {}", frame.line),
-            );
+            self.note(Direction::FromServer, || {
+                format!("invalid line {}", frame.line)
+            });
         }
     }
 
@@ -677,6 +686,10 @@ impl Session {
         for c in classified {
             for v in &c.violations {
                 broke = true;
+                if !self.issues.would_keep(rules::STDOUT_INVALID_JSON_RPC.code) {
+                    self.issues.count_more(rules::STDOUT_INVALID_JSON_RPC.code);
+                    continue;
+                }
                 let evidence = crate::issue::escape_bytes(
                     &serde_json::to_vec(value).unwrap_or_default(),
                     frame::EVIDENCE_BYTES,
@@ -724,7 +737,7 @@ impl Session {
         match msg {
             Message::Result { id, result } => {
                 self.stats.responses += 1;
-                self.note(Direction::FromServer, format!("result #{id}"));
+                self.note(Direction::FromServer, || format!("result #{id}"));
                 self.on_response(id, pos, |at| Reply::Result {
                     value: result,
                     at,
@@ -736,18 +749,16 @@ impl Session {
                 error,
             } => {
                 self.stats.responses += 1;
-                self.note(
-                    Direction::FromServer,
-                    format!("error #{id} ({})", error.code),
-                );
+                self.note(Direction::FromServer, || {
+                    format!("error #{id} ({})", error.code)
+                });
                 self.on_response(id, pos, |at| Reply::Error { error, at, damaged });
             }
             Message::Error { id: None, error } => {
                 self.stats.responses += 1;
-                self.note(
-                    Direction::FromServer,
-                    format!("error #null ({})", error.code),
-                );
+                self.note(Direction::FromServer, || {
+                    format!("error #null ({})", error.code)
+                });
                 // A reply to a frame the server could not read. When the guard sent only a
                 // well-formed request, that request is the one the server failed to read.
                 if !self.raw_sent && self.pending.len() == 1 {
@@ -772,22 +783,23 @@ impl Session {
                         .at_stdout(pos.line, pos.offset),
                     );
                 }
-                self.unpaired_errors.push((at, error));
+                if self.unpaired_errors.len() < MESSAGES_CAP {
+                    self.unpaired_errors.push((at, error));
+                }
             }
             Message::Request { id, method, params } => {
                 self.stats.server_requests += 1;
-                self.note(
-                    Direction::FromServer,
-                    format!("server request {method} #{id}"),
-                );
+                self.note(Direction::FromServer, || {
+                    format!("server request {method} #{id}")
+                });
                 self.on_server_request(id, method, params, pos);
             }
             Message::Notification { method, params } => {
                 self.stats.server_notifications += 1;
-                self.note(Direction::FromServer, format!("notification {method}"));
+                self.note(Direction::FromServer, || format!("notification {method}"));
                 // Notifications before `initialized` are legal (the lifecycle restricts requests
                 // only; the TypeScript SDK sends list_changed this early): never a finding.
-                self.server_messages.push(ServerMessage {
+                self.remember(ServerMessage {
                     at,
                     phase: self.phase,
                     method,
@@ -819,7 +831,7 @@ impl Session {
         }
         if self.settled.contains(&id) {
             // A late or repeated reply to a request already reported (timeout, broken reply).
-            self.note(Direction::FromServer, format!("late reply #{id}"));
+            self.note(Direction::FromServer, || format!("late reply #{id}"));
             self.late_replies.entry(id).or_insert_with(|| reply(at));
             return;
         }
@@ -918,12 +930,11 @@ impl Session {
         } else {
             json!({"jsonrpc": "2.0", "id": id.to_value(), "error": {"code": -32601, "message": format!("Method not found: {method} (mcp-stdio-guard declares no client capabilities)")}})
         };
-        self.note(
-            Direction::ToServer,
-            format!("reply to server request {method} #{id}"),
-        );
+        self.note(Direction::ToServer, || {
+            format!("reply to server request {method} #{id}")
+        });
         self.send_message(&reply);
-        self.server_messages.push(ServerMessage {
+        self.remember(ServerMessage {
             at,
             phase: self.phase,
             method,
@@ -932,10 +943,18 @@ impl Session {
         });
     }
 
+    /// Keeps a server message for the checks, up to [`MESSAGES_CAP`]; the rest are only counted
+    /// (in `stats`).
+    fn remember(&mut self, message: ServerMessage) {
+        if self.server_messages.len() < MESSAGES_CAP {
+            self.server_messages.push(message);
+        }
+    }
+
     /// Marks stdin as closed (the shutdown ladder closes it through the link).
     pub fn mark_stdin_closed(&mut self) {
         self.stdin_closed_at = Some(self.now());
-        self.note(Direction::Process, "stdin closed".into());
+        self.note(Direction::Process, || "stdin closed".into());
     }
 }
 
