@@ -47,6 +47,16 @@ const CASES: &[(&str, &[&str], &[&str])] = &[
         &[],
         &["tests/fixtures/servers/bad_interpreter.py"],
     ),
+    (
+        // The adversarial block and its text lines: a server that prints its parse errors.
+        "adversarial-pollute",
+        &[
+            "--no-capability-probes",
+            "--adversarial-probes",
+            "invalid-method,malformed-json,boolean-id,crlf",
+        ],
+        &["python3", "tests/fixtures/servers/hostile.py", "pollute"],
+    ),
 ];
 
 #[test]

@@ -30,6 +30,8 @@ pub struct SpawnSpec {
     pub cwd: Option<PathBuf>,
     /// Variables added to (or overriding) the inherited environment.
     pub env: Vec<(OsString, OsString)>,
+    /// Inherited variables removed from the server's environment (the buffering rerun).
+    pub unset: Vec<OsString>,
     pub limits: FramerLimits,
     pub max_stderr_bytes: u64,
 }
@@ -124,6 +126,9 @@ impl ServerProcess {
 pub fn spawn(spec: &SpawnSpec, start: Instant) -> Result<(Link, ServerProcess), SpawnError> {
     let marker = format!("{}-{}", std::process::id(), next_run_number());
     let mut cmd = Command::new(&spec.program);
+    for name in &spec.unset {
+        cmd.env_remove(name);
+    }
     cmd.args(&spec.args)
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .env(RUN_MARKER_ENV, &marker)
