@@ -440,7 +440,14 @@ fn jobs() -> usize {
 /// processes, and a long quiet window keeps a worker busy.
 fn cost(case: &Case, defaults: &Defaults) -> u64 {
     let python = case.command.iter().any(|a| a.contains("{python}"));
-    let processes = if case.args.is_empty() { 1 } else { 10 };
+    let has = |flag: &str| case.args.iter().any(|a| a == flag);
+    let processes = if has("--adversarial-probes") {
+        10
+    } else if has("--unbuffered-rerun") {
+        2
+    } else {
+        1
+    };
     u64::from(python) * 10_000 * processes
         + (processes - 1) * 1_000
         + case.quiet_ms.unwrap_or(defaults.quiet_ms)

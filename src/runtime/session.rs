@@ -1124,6 +1124,44 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_hostile_session_never_pairs_replies_to_raw_frames_with_its_requests() {
+        let mut s = session(|mut lines, mut out| async move {
+            // The raw frame, then the ping: the replies to the raw frame come while the ping waits.
+            let _raw = lines.next_line().await.unwrap().unwrap();
+            let req: Value =
+                serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+            write(
+                &mut out,
+                json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}),
+            )
+            .await;
+            write(
+                &mut out,
+                json!({"jsonrpc":"2.0","id":"adv-x","error":{"code":-32600,"message":"no"}}),
+            )
+            .await;
+            write(&mut out, json!({"jsonrpc":"2.0","id":true,"result":{}})).await;
+            write(
+                &mut out,
+                json!({"jsonrpc":"2.0","id":req["id"],"result":{}}),
+            )
+            .await;
+            std::future::pending::<()>().await;
+        });
+        s.hostile = true;
+        s.raw_ids = vec![json!("adv-x"), json!(true)];
+        s.tap = Some(Vec::new());
+        s.send_raw(b"{\"id\":\"adv-x\" garbage\n".to_vec(), "probe");
+        match s.request("ping", None).await {
+            Outcome::Reply(Reply::Result { .. }) => {}
+            other => panic!("{other:?}"),
+        }
+        // Only the echoed boolean id is a grammar violation; nothing was misaddressed.
+        assert_eq!(codes(&s), ["stdout-invalid-json-rpc"]);
+        assert_eq!(s.tap.as_ref().unwrap().len(), 4);
+    }
+
+    #[tokio::test]
     async fn a_string_id_for_an_integer_request_is_a_type_mismatch() {
         let mut s = session(|mut lines, mut out| async move {
             let req: Value =

@@ -259,6 +259,48 @@ mod tests {
         assert_eq!(describe(b"", "x").0, "connection closed without a request");
     }
 
+    #[tokio::test]
+    async fn connections_are_recorded_under_their_tag_and_refused() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let start = Instant::now();
+        let recorder = Recorder::new(start);
+        recorder.tag(crate::issue::Phase::Adversarial, "raw banner-same-line");
+        let canary = Canary::start(recorder.clone(), start).await.unwrap();
+        let ask = |request: &'static [u8]| {
+            let authority = canary.authority();
+            async move {
+                let mut s = TcpStream::connect(authority).await.unwrap();
+                s.write_all(request).await.unwrap();
+                let mut reply = String::new();
+                s.read_to_string(&mut reply).await.unwrap();
+                reply
+            }
+        };
+        let reply = ask(b"CONNECT api.example:443 HTTP/1.1\r\nHost: api.example:443\r\n\r\n").await;
+        assert!(reply.starts_with("HTTP/1.1 403"), "{reply}");
+        let reply = ask(
+            b"POST http://api.example/v1/deploy?key=s3cret HTTP/1.1\r\nHost: api.example\r\n\r\n{}",
+        )
+        .await;
+        assert!(
+            reply.starts_with("HTTP/1.1 502") && reply.contains("not forwarded"),
+            "{reply}"
+        );
+        canary.stop().await;
+        let e = recorder.effects();
+        let summaries: Vec<&str> = e.iter().map(|e| e.summary.as_str()).collect();
+        assert_eq!(
+            summaries,
+            [
+                "CONNECT api.example:443",
+                "POST http://api.example/v1/deploy"
+            ]
+        );
+        assert!(e.iter().all(|e| e.kind == EffectKind::Http
+            && e.after == "raw banner-same-line"
+            && e.phase == crate::issue::Phase::Adversarial));
+    }
+
     #[test]
     fn a_tls_client_hello_names_its_server() {
         // A minimal ClientHello carrying SNI "api.example".

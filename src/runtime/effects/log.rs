@@ -30,6 +30,19 @@ pub struct EffectsLog {
     partial: Vec<u8>,
 }
 
+/// Log files in use, to delete them if the guard is interrupted (it exits without unwinding).
+fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    static LIVE: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    LIVE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Deletes every log file still in use (the guard got SIGINT/SIGTERM).
+pub fn remove_live_logs() {
+    for path in live().drain(..) {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
 impl EffectsLog {
     /// Creates a fresh, private, empty log file in the temporary directory.
     pub fn create() -> std::io::Result<EffectsLog> {
@@ -48,6 +61,7 @@ impl EffectsLog {
             .mode(0o600)
             .open(&path)?;
         let file = File::open(&path)?;
+        live().push(path.clone());
         Ok(EffectsLog {
             path,
             file,
@@ -86,6 +100,7 @@ impl EffectsLog {
 impl Drop for EffectsLog {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
+        live().retain(|p| *p != self.path);
     }
 }
 
