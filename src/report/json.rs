@@ -293,9 +293,11 @@ fn effects_value(run: &RunRecord) -> Value {
             "log": rec.logged,
             "processWatch": rec.watched,
         },
-        "observed": rec.effects.len(),
+        "observed": rec.effects.len() as u64 + rec.dropped,
         "byPhase": by_phase,
-        "events": rec.effects.iter().map(effect_value).collect::<Vec<_>>(),
+        // The first 200 (a launcher can start hundreds of processes); `eventsOmitted` counts the rest.
+        "events": rec.effects.iter().take(200).map(effect_value).collect::<Vec<_>>(),
+        "eventsOmitted": (rec.effects.len().saturating_sub(200)) as u64 + rec.dropped,
         "duringProbes": side,
         "problems": rec.problems,
     })

@@ -44,6 +44,9 @@ pub const PROXY_ENV: [&str; 6] = [
 
 /// How often the process watch and the log tail look.
 const POLL: Duration = Duration::from_millis(10);
+/// Effects kept per process (a launcher such as `npx` can start hundreds of processes); more are
+/// counted, not kept.
+const MAX_EFFECTS: usize = 1000;
 
 /// What the no-effect proof observes, resolved from `--effects`/`--effects-env` and config
 /// `effects`.
@@ -130,6 +133,7 @@ struct State {
     phase: Phase,
     after: String,
     effects: Vec<Effect>,
+    dropped: u64,
 }
 
 /// The polled observers (the log tail and the process watch).
@@ -166,6 +170,7 @@ impl Recorder {
                 phase: Phase::Startup,
                 after: "spawn".into(),
                 effects: Vec::new(),
+                dropped: 0,
             })),
             observers: Arc::default(),
             start,
@@ -221,6 +226,10 @@ impl Recorder {
         detail: Value,
     ) -> usize {
         let mut st = self.lock();
+        if st.effects.len() >= MAX_EFFECTS {
+            st.dropped += 1;
+            return usize::MAX;
+        }
         st.effects.push(Effect {
             kind,
             at,
@@ -240,6 +249,11 @@ impl Recorder {
         }
     }
 
+    /// Effects observed beyond the cap (counted, not kept).
+    pub fn dropped(&self) -> u64 {
+        self.lock().dropped
+    }
+
     /// Every effect so far, in the order observed.
     pub fn effects(&self) -> Vec<Effect> {
         let mut out = self.lock().effects.clone();
@@ -252,6 +266,8 @@ impl Recorder {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct EffectsRecord {
     pub effects: Vec<Effect>,
+    /// Effects observed beyond the cap of 1000 (counted, not kept).
+    pub dropped: u64,
     /// Why an observer could not be set up (`effects-unavailable`).
     pub problems: Vec<String>,
     /// Whether the canary listened.
@@ -397,6 +413,7 @@ impl Instruments {
         }
         EffectsRecord {
             effects: self.recorder.effects(),
+            dropped: self.recorder.dropped(),
             problems: self.problems,
             canary: self.has_canary,
             logged: self.has_log,
@@ -409,6 +426,21 @@ impl Instruments {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_flood_of_effects_is_counted_not_kept() {
+        let r = Recorder::default();
+        for i in 0..MAX_EFFECTS + 2 {
+            let index = r.push(
+                EffectKind::Process,
+                Duration::from_millis(i as u64),
+                "`npm`".into(),
+                json!({}),
+            );
+            r.update(index, "`node`".into(), json!({}));
+        }
+        assert_eq!((r.effects().len(), r.dropped()), (MAX_EFFECTS, 2));
+    }
 
     #[test]
     fn effects_carry_the_tag_current_when_they_were_observed() {
