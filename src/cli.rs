@@ -123,12 +123,24 @@ pub struct RunArgs {
     /// Do not probe `server/discover` before `initialize` (legacy-era servers only).
     #[arg(long)]
     pub no_discover: bool,
-    /// Adversarial probes to run, comma-separated (invalid-method, invalid-params, notification, malformed-json, all, none).
+    /// Adversarial probes to run, comma-separated: all, none, or names (invalid-method, invalid-params, notification, malformed-json, debug-line, banner-same-line, truncated-eof, concatenated-objects, tools-call-string-params, boolean-id, batch-array, crlf, oversized-line, invalid-utf8). Each runs in a fresh server process.
     #[arg(long, value_name = "LIST")]
     pub adversarial_probes: Vec<String>,
     /// One adversarial probe to run (repeatable).
     #[arg(long, value_name = "NAME")]
     pub adversarial_probe: Vec<String>,
+    /// The no-effect proof: a loopback canary proxy (HTTP_PROXY/HTTPS_PROXY/ALL_PROXY), the MCP_STDIO_GUARD_EFFECTS log and a process watch observe every action of the server; any effect while it handles a rejected frame is an error.
+    #[arg(long)]
+    pub effects: bool,
+    /// With --effects: also point this variable at the canary (repeatable): NAME (value http://127.0.0.1:PORT) or NAME=TEMPLATE where {canary} stands for 127.0.0.1:PORT, e.g. API_URL=http://{canary}/v1.
+    #[arg(long, value_name = "NAME[=TEMPLATE]")]
+    pub effects_env: Vec<String>,
+    /// Run the server a second time in the other stdio buffering mode (PYTHONUNBUFFERED set or removed) and report pollution only one mode shows (on in `strict`).
+    #[arg(long, overrides_with = "no_unbuffered_rerun")]
+    pub unbuffered_rerun: bool,
+    /// Do not rerun the server in the other buffering mode.
+    #[arg(long, overrides_with = "unbuffered_rerun")]
+    pub no_unbuffered_rerun: bool,
     /// MCP protocol revision to request, or `all` for each legacy revision in turn.
     #[arg(long, value_name = "VERSION", default_value = protocol::DEFAULT_REVISION)]
     pub protocol: String,
@@ -490,6 +502,43 @@ mod tests {
     }
 
     #[test]
+    fn effects_flags_turn_the_proof_on_and_name_variables() {
+        let s = run(&["--", "sh"]).unwrap();
+        assert!(s.targets[0].spec.effects.is_none());
+        assert!(!s.targets[0].spec.unbuffered_rerun);
+        let s = run(&["--effects", "--", "sh"]).unwrap();
+        let e = s.targets[0].spec.effects.clone().unwrap();
+        assert!(e.proxy && e.log && e.watch && e.env.is_empty());
+        let s = run(&[
+            "--effects-env",
+            "API_URL=http://{canary}/v1",
+            "--effects-env",
+            "OTHER",
+            "--",
+            "sh",
+        ])
+        .unwrap();
+        let e = s.targets[0].spec.effects.clone().unwrap();
+        assert_eq!(
+            e.env,
+            [
+                (
+                    "API_URL".to_string(),
+                    Some("http://{canary}/v1".to_string())
+                ),
+                ("OTHER".to_string(), None)
+            ]
+        );
+        assert!(e.env_names().contains(&"HTTPS_PROXY".to_string()));
+        assert!(
+            usage_error(&["--effects-env", "API_URL=http://example.com", "--", "sh"])
+                .contains("{canary}")
+        );
+        let s = run(&["--unbuffered-rerun", "--", "sh"]).unwrap();
+        assert!(s.targets[0].spec.unbuffered_rerun);
+    }
+
+    #[test]
     fn profiles_are_presets_that_flags_narrow_or_deepen() {
         let s = run(&["--profile", "registry", "--", "sh"]).unwrap();
         assert_eq!((s.targets[0].repeat, s.format), (2, Format::Text));
@@ -506,8 +555,12 @@ mod tests {
         let s = run(&["--profile", "ci", "--format", "text", "--", "sh"]).unwrap();
         assert_eq!(s.format, Format::Text);
         let s = run(&["--profile", "strict", "--", "sh"]).unwrap();
-        assert_eq!(s.adversarial.probes.len(), 4);
+        assert_eq!(s.adversarial.probes.len(), 14);
         assert_eq!(s.targets[0].repeat, 2);
+        assert!(s.targets[0].spec.unbuffered_rerun);
+        assert!(s.targets[0].spec.adversarial.enabled());
+        let s = run(&["--profile", "strict", "--no-unbuffered-rerun", "--", "sh"]).unwrap();
+        assert!(!s.targets[0].spec.unbuffered_rerun);
         let s = run(&[
             "--profile",
             "strict",

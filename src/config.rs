@@ -36,6 +36,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "adversarialProbes",
     "adversarialToolCalls",
     "effects",
+    "unbufferedRerun",
     "quietMs",
     "shutdownGraceMs",
     "allowSigtermShutdown",
@@ -95,6 +96,7 @@ pub struct FileConfig {
     pub adversarial_tool_calls: Vec<ToolCall>,
     /// `true`/`false` or an object of effect settings (issue 4 gives them meaning).
     pub effects: Option<Value>,
+    pub unbuffered_rerun: Option<bool>,
     pub quiet_ms: Option<u64>,
     pub shutdown_grace_ms: Option<u64>,
     pub allow_sigterm_shutdown: Option<bool>,
@@ -259,6 +261,7 @@ pub fn parse(text: &str, dir: &Path) -> Result<FileConfig, String> {
             ));
         }
     };
+    c.unbuffered_rerun = opt_bool(&obj, "unbufferedRerun")?;
     c.quiet_ms = opt_u64(&obj, "quietMs")?;
     c.shutdown_grace_ms = opt_u64(&obj, "shutdownGraceMs")?;
     c.allow_sigterm_shutdown = opt_bool(&obj, "allowSigtermShutdown")?;

@@ -97,7 +97,10 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
         .build()
         .map_err(|e| Failure::internal(format!("cannot start the async runtime: {e}")))?;
     let mut report = rt.block_on(async {
-        tokio::spawn(exit_on_signal());
+        // Registered before any server is spawned: a signal in the first milliseconds must not
+        // take the default action and leave the server behind.
+        let signals = interrupts();
+        tokio::spawn(exit_on_signal(signals));
         mcp_stdio_guard::run::check(&settings).await
     });
     rt.shutdown_timeout(std::time::Duration::from_millis(200));
@@ -106,15 +109,29 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
     Ok(report.exit())
 }
 
-/// SIGINT, SIGTERM or SIGHUP to the guard (a cancelled CI job, Ctrl-C): kill every process of the
-/// servers under test, write nothing to stdout (no half report), exit with 128 + the signal.
-async fn exit_on_signal() {
+type Interrupts = Option<(
+    tokio::signal::unix::Signal,
+    tokio::signal::unix::Signal,
+    tokio::signal::unix::Signal,
+)>;
+
+/// Installs the handlers for SIGINT, SIGTERM and SIGHUP (inside the runtime).
+fn interrupts() -> Interrupts {
     use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
+    match (
         signal(SignalKind::interrupt()),
         signal(SignalKind::terminate()),
         signal(SignalKind::hangup()),
-    ) else {
+    ) {
+        (Ok(int), Ok(term), Ok(hup)) => Some((int, term, hup)),
+        _ => None,
+    }
+}
+
+/// SIGINT, SIGTERM or SIGHUP to the guard (a cancelled CI job, Ctrl-C): kill every process of the
+/// servers under test, write nothing to stdout (no half report), exit with 128 + the signal.
+async fn exit_on_signal(signals: Interrupts) {
+    let Some((mut int, mut term, mut hup)) = signals else {
         return;
     };
     let number = tokio::select! {

@@ -46,6 +46,10 @@ async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
     for n in 1..=t.repeat {
         runs.push(runtime::run_server(&t.spec, n).await);
     }
+    // Adversarial probes and the buffering rerun: once per target, recorded on its first run.
+    if let Some(first) = runs.first_mut() {
+        runtime::extra_checks(&t.spec, first).await;
+    }
     let (argv, cwd, env) = (
         t.argv.clone(),
         t.cwd_resolved.clone(),

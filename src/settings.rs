@@ -8,8 +8,11 @@ use crate::exit::Failure;
 use crate::protocol;
 use crate::runtime::RunSpec;
 use crate::runtime::checks::tools::NameRule;
+use crate::runtime::effects::EffectsSpec;
 use crate::runtime::framing::FramerLimits;
 use crate::runtime::probes::ProbeSpec;
+use crate::runtime::probes::adversarial::AdversarialSpec;
+use crate::runtime::probes::corpus::CallRecipe;
 use crate::runtime::probes::requests::OperationSpec;
 use crate::runtime::probes::shutdown::LadderConfig;
 use crate::runtime::process::SpawnSpec;
@@ -87,15 +90,14 @@ impl Profile {
             Vec::new()
         }
     }
+
+    fn unbuffered_rerun(self) -> bool {
+        self == Profile::Strict
+    }
 }
 
-/// The reference's built-in adversarial probes (issue 4 runs them; here they are only chosen).
-pub const ADVERSARIAL_PROBES: [&str; 4] = [
-    "invalid-method",
-    "invalid-params",
-    "notification",
-    "malformed-json",
-];
+/// Every built-in adversarial probe: the reference's four, then the framing corpus.
+pub const ADVERSARIAL_PROBES: [&str; 14] = crate::runtime::probes::corpus::NAMES;
 
 /// How many servers (of an `mcpServers` file, or revisions of `--protocol all`) run at once: one
 /// per core, at most 4. More would starve each server of CPU (a Python SDK server needs about
@@ -107,13 +109,24 @@ pub fn default_jobs() -> usize {
         .clamp(1, 4)
 }
 
-/// Hostile-input settings, recorded for the adversarial probes and the no-effect proof.
+/// How many adversarial probe processes of one server run at once: two per core, 2 to 8. A probe
+/// spends most of its time in observation windows, not on CPU.
+pub fn probe_jobs() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get() * 2)
+        .unwrap_or(2)
+        .clamp(2, 8)
+}
+
+/// Hostile-input settings: the adversarial probes and the no-effect proof.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Adversarial {
     pub probes: Vec<String>,
     pub tool_calls: Vec<config::ToolCall>,
-    /// Config `effects` (`true`, or an object of settings).
-    pub effects: Option<Value>,
+    /// The no-effect proof (`--effects`, config `effects`), when on.
+    pub effects: Option<EffectsSpec>,
+    /// `--unbuffered-rerun` (config `unbufferedRerun`, on in `strict`).
+    pub unbuffered_rerun: bool,
 }
 
 /// What the config file contributed, for the report's `config` block.
@@ -301,10 +314,18 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
     } else {
         profile.adversarial()
     };
+    let unbuffered_rerun = if given("unbuffered_rerun") {
+        true
+    } else if given("no_unbuffered_rerun") {
+        false
+    } else {
+        cfg.unbuffered_rerun.unwrap_or(profile.unbuffered_rerun())
+    };
     let adversarial = Adversarial {
         probes: adversarial_names(&adversarial_raw)?,
         tool_calls: cfg.adversarial_tool_calls.clone(),
-        effects: cfg.effects.clone(),
+        effects: effects_spec(args.effects, &args.effects_env, cfg.effects.as_ref())?,
+        unbuffered_rerun,
     };
 
     // `--scan` (relative to the working directory) overrides the config's `scan` (relative to
@@ -384,6 +405,14 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
         },
         operations,
         repeat: repeat as u32,
+        adversarial: AdversarialSpec {
+            probes: adversarial.probes.clone(),
+            tool_calls: adversarial.tool_calls.iter().map(recipe).collect(),
+            payload: cfg.safe_tool_calls.first().map(recipe),
+            jobs: probe_jobs(),
+        },
+        effects: adversarial.effects.clone(),
+        unbuffered_rerun: adversarial.unbuffered_rerun,
     };
 
     let mut notes = Vec::new();
@@ -555,6 +584,9 @@ struct Knobs {
     probes: ProbeSpec,
     operations: Vec<OperationSpec>,
     repeat: u32,
+    adversarial: AdversarialSpec,
+    effects: Option<EffectsSpec>,
+    unbuffered_rerun: bool,
 }
 
 fn target(
@@ -593,6 +625,7 @@ fn target(
                 .iter()
                 .map(|(k, v)| (OsString::from(k), OsString::from(v)))
                 .collect(),
+            unset: Vec::new(),
             limits: FramerLimits {
                 max_line_bytes: k.max_line,
                 max_total_bytes: k.max_stdout_bytes,
@@ -614,6 +647,9 @@ fn target(
         },
         allow_operation_errors: k.allow_errors,
         probes: k.probes.clone(),
+        adversarial: k.adversarial.clone(),
+        effects: k.effects.clone(),
+        unbuffered_rerun: k.unbuffered_rerun,
     };
     Ok(TargetSettings {
         name: name.to_string(),
@@ -666,4 +702,162 @@ fn adversarial_names(raw: &[String]) -> Result<Vec<String>, Failure> {
         }
     }
     Ok(out)
+}
+
+fn recipe(call: &config::ToolCall) -> CallRecipe {
+    CallRecipe {
+        name: call.name.clone(),
+        arguments: call.arguments.clone(),
+    }
+}
+
+/// The no-effect proof's settings: `--effects`/`--effects-env`, else config `effects` (`true`,
+/// `false`, or `{"proxy", "log", "processWatch", "env"}` where `env` is a list of names or an
+/// object of name → template). `--effects-env` turns the proof on by itself.
+fn effects_spec(
+    flag: bool,
+    cli_env: &[String],
+    file: Option<&Value>,
+) -> Result<Option<EffectsSpec>, Failure> {
+    let mut spec = match file {
+        None | Some(Value::Bool(false)) if !flag && cli_env.is_empty() => return Ok(None),
+        None | Some(Value::Bool(_)) => EffectsSpec::default(),
+        Some(Value::Object(obj)) => {
+            let mut spec = EffectsSpec::default();
+            for (key, value) in obj {
+                let want_bool = |v: &Value| {
+                    v.as_bool().ok_or_else(|| {
+                        Failure::usage(format!(
+                            "config \"effects.{key}\" is {v}, expected true or false"
+                        ))
+                    })
+                };
+                match key.as_str() {
+                    "enabled" => {
+                        if !want_bool(value)? && !flag && cli_env.is_empty() {
+                            return Ok(None);
+                        }
+                    }
+                    "proxy" => spec.proxy = want_bool(value)?,
+                    "log" => spec.log = want_bool(value)?,
+                    "processWatch" => spec.watch = want_bool(value)?,
+                    "env" => match value {
+                        Value::Array(items) => {
+                            for item in items {
+                                let name = item.as_str().ok_or_else(|| {
+                                    Failure::usage(format!(
+                                        "config \"effects.env\" holds {item}, expected variable names"
+                                    ))
+                                })?;
+                                spec.env.push((name.to_string(), None));
+                            }
+                        }
+                        Value::Object(map) => {
+                            for (name, template) in map {
+                                let template = template.as_str().ok_or_else(|| {
+                                    Failure::usage(format!(
+                                        "config \"effects.env.{name}\" is {template}, expected a URL template such as \"http://{{canary}}/v1\""
+                                    ))
+                                })?;
+                                spec.env.push((name.clone(), Some(template.to_string())));
+                            }
+                        }
+                        other => {
+                            return Err(Failure::usage(format!(
+                                "config \"effects.env\" is {other}, expected a list of names or an object of name to URL template"
+                            )));
+                        }
+                    },
+                    other => {
+                        return Err(Failure::usage(format!(
+                            "config \"effects\" has an unknown key {other:?}: use enabled, proxy, log, processWatch or env"
+                        )));
+                    }
+                }
+            }
+            spec
+        }
+        Some(other) => {
+            return Err(Failure::usage(format!(
+                "config \"effects\" is {other}, expected true, false or an object"
+            )));
+        }
+    };
+    for entry in cli_env {
+        let (name, template) = match entry.split_once('=') {
+            Some((n, t)) => (n, Some(t.to_string())),
+            None => (entry.as_str(), None),
+        };
+        if name.is_empty() || name.contains('\0') {
+            return Err(Failure::usage(format!(
+                "--effects-env {entry:?} is not NAME or NAME=TEMPLATE: write it as --effects-env API_URL or --effects-env 'API_URL=http://{{canary}}/v1'"
+            )));
+        }
+        spec.env.retain(|(n, _)| n != name);
+        spec.env.push((name.to_string(), template));
+    }
+    for (name, template) in &spec.env {
+        if let Some(t) = template
+            && !t.contains("{canary}")
+        {
+            return Err(Failure::usage(format!(
+                "the effects template for {name} is {t:?}, which does not contain {{canary}}: it would not point the server at the canary"
+            )));
+        }
+    }
+    Ok(Some(spec))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn config_effects_are_true_false_or_an_object() {
+        assert_eq!(effects_spec(false, &[], None).unwrap(), None);
+        assert_eq!(effects_spec(false, &[], Some(&json!(false))).unwrap(), None);
+        assert_eq!(
+            effects_spec(false, &[], Some(&json!(true))).unwrap(),
+            Some(EffectsSpec::default())
+        );
+        // The flag wins over a config that says false.
+        assert!(
+            effects_spec(true, &[], Some(&json!(false)))
+                .unwrap()
+                .is_some()
+        );
+        let spec = effects_spec(
+            false,
+            &[],
+            Some(&json!({"processWatch": false, "env": {"API_URL": "https://{canary}/v1"}})),
+        )
+        .unwrap()
+        .unwrap();
+        assert!(!spec.watch && spec.proxy && spec.log);
+        assert_eq!(
+            spec.env,
+            [(
+                "API_URL".to_string(),
+                Some("https://{canary}/v1".to_string())
+            )]
+        );
+        let spec = effects_spec(false, &["B".into()], Some(&json!({"env": ["A"]})))
+            .unwrap()
+            .unwrap();
+        assert_eq!(spec.env.len(), 2);
+        assert_eq!(
+            effects_spec(false, &[], Some(&json!({"enabled": false}))).unwrap(),
+            None
+        );
+        for bad in [
+            json!({"proxi": true}),
+            json!({"env": "API_URL"}),
+            json!({"env": {"API_URL": "http://example.com"}}),
+            json!({"log": "yes"}),
+            json!(3),
+        ] {
+            assert!(effects_spec(false, &[], Some(&bad)).is_err(), "{bad}");
+        }
+    }
 }

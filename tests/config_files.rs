@@ -263,7 +263,16 @@ fn every_config_field_reaches_the_run() {
         ]
     );
     assert_eq!(v["operations"][2]["safeToolCallName"], json!("echo"));
-    assert_eq!(v["adversarial"]["probes"], json!(["invalid-method"]));
+    let probes: Vec<&str> = v["adversarial"]["probes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(probes, ["invalid-method", "tool-call:echo"]);
+    assert_eq!(v["adversarial"]["status"], json!("pass"));
+    assert_eq!(v["effects"]["enabled"], json!(true));
+    assert_eq!(v["checks"]["effects"]["status"], json!("pass"));
     let checks = &v["config"]["checks"];
     assert_eq!(checks["envNames"], json!(["API_TOKEN"]));
     assert_eq!(checks["requests"], json!(["tools/list", "ping"]));
@@ -290,7 +299,12 @@ fn flags_override_the_config_and_the_profile() {
     // strict: JSON, two runs, every adversarial probe, static findings fail.
     let v = run(&["--config", cfg], &repo()).json();
     assert_eq!(v["fingerprint"]["repeat"], json!(2));
-    assert_eq!(v["adversarial"]["probes"].as_array().map(Vec::len), Some(4));
+    assert_eq!(
+        v["adversarial"]["probes"].as_array().map(Vec::len),
+        Some(14)
+    );
+    assert_eq!(v["adversarial"]["status"], json!("pass"), "{}", v["issues"]);
+    assert!(v["buffering"]["rerun"]["mode"].is_string());
     assert_eq!(v["staticScan"]["failOnFindings"], json!(true));
     let v = run(
         &[

@@ -19,9 +19,11 @@ const CASES: &[(&str, &[&str], &[&str])] = &[
         &["python3", "examples/noisy-server/server.py"],
     ),
     (
-        // The crash races the first capability probe; without probes the verdict is exact.
+        // The crash races the first capability probe; without probes the verdict is exact. A
+        // long quiet window costs nothing (it ends at the exit) and keeps a loaded machine from
+        // closing stdin before the crash.
         "crash-after-initialized",
-        &["--no-capability-probes"],
+        &["--no-capability-probes", "--quiet-ms", "5000"],
         &[
             "python3",
             "tests/fixtures/servers/crash_after_initialized.py",
@@ -46,6 +48,16 @@ const CASES: &[(&str, &[&str], &[&str])] = &[
         "bad-interpreter",
         &[],
         &["tests/fixtures/servers/bad_interpreter.py"],
+    ),
+    (
+        // The adversarial block and its text lines: a server that prints its parse errors.
+        "adversarial-pollute",
+        &[
+            "--no-capability-probes",
+            "--adversarial-probes",
+            "invalid-method,malformed-json,boolean-id,crlf",
+        ],
+        &["python3", "tests/fixtures/servers/hostile.py", "pollute"],
     ),
 ];
 

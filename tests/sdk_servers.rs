@@ -68,6 +68,9 @@ struct Case {
     env: BTreeMap<String, String>,
     #[serde(default)]
     unset_env: Vec<String>,
+    /// More guard flags (`--adversarial-probes all`, `--effects`, `--unbuffered-rerun`).
+    #[serde(default)]
+    args: Vec<String>,
     quiet_ms: Option<u64>,
     /// Why the verdict is what it is, for the reader of cases.json.
     #[serde(rename = "note")]
@@ -194,6 +197,7 @@ impl Invocation {
                 args.extend(["--params".into(), params.to_string()]);
             }
         }
+        args.extend(case.args.iter().cloned());
         args.push("--".into());
         let python = deps.python.to_string_lossy();
         args.extend(case.command.iter().map(|a| a.replace("{python}", &python)));
@@ -443,10 +447,21 @@ fn jobs() -> usize {
 }
 
 /// Rough cost of a case, to start the slow ones first: a Python SDK server needs far more CPU
-/// than a Node one, and a long quiet window keeps a worker busy.
+/// than a Node one, a case with extra flags (adversarial probes, a rerun) starts more
+/// processes, and a long quiet window keeps a worker busy.
 fn cost(case: &Case, defaults: &Defaults) -> u64 {
     let python = case.command.iter().any(|a| a.contains("{python}"));
-    u64::from(python) * 10_000 + case.quiet_ms.unwrap_or(defaults.quiet_ms)
+    let has = |flag: &str| case.args.iter().any(|a| a == flag);
+    let processes = if has("--adversarial-probes") {
+        10
+    } else if has("--unbuffered-rerun") {
+        2
+    } else {
+        1
+    };
+    u64::from(python) * 10_000 * processes
+        + (processes - 1) * 1_000
+        + case.quiet_ms.unwrap_or(defaults.quiet_ms)
 }
 
 /// Runs `work` over `items` on `jobs` threads, taking them in `order`; results come back in

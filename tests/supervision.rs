@@ -56,3 +56,54 @@ fn nix_kill(pid: u32, sig: i32) {
         .unwrap();
     assert!(status.success());
 }
+
+#[test]
+fn sigterm_to_the_guard_deletes_the_effects_log_of_the_run() {
+    let marker = format!("GUARD_CASE=interrupted-effects-{}", std::process::id());
+    let child = Command::new(GUARD)
+        .args([
+            "--effects",
+            "--quiet-ms",
+            "60000",
+            "--env",
+            &marker,
+            "--",
+            "python3",
+            "tests/fixtures/servers/clean.py",
+        ])
+        .current_dir(repo())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let log = loop {
+        let found = processes_with_env(&marker)
+            .into_iter()
+            .find_map(|(pid, _)| {
+                let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+                env.split(|b| *b == 0).find_map(|kv| {
+                    let kv = String::from_utf8_lossy(kv);
+                    kv.strip_prefix("MCP_STDIO_GUARD_EFFECTS=")
+                        .map(std::path::PathBuf::from)
+                })
+            });
+        if let Some(path) = found {
+            break path;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the server never started with an effects log"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(log.exists(), "{} was not created", log.display());
+    nix_kill(child.id(), 15);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(143));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted by signal 15"));
+    assert!(!log.exists(), "{} survived the guard", log.display());
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(processes_with_env(&marker), vec![]);
+}

@@ -44,8 +44,11 @@ def handle(msg):
         params = msg.get("params")
         if not isinstance(params, dict) or params.get("name") != "echo":
             raise LookupError("unknown tool")
-        text = params.get("arguments", {}).get("text", "")
-        return {"content": [{"type": "text", "text": str(text)}]}
+        arguments = params.get("arguments", {})
+        if not isinstance(arguments, dict) or not isinstance(arguments.get("text"), str):
+            # Arguments that do not match the input schema: a tool error, before anything runs.
+            return {"content": [{"type": "text", "text": "echo needs a string `text`"}], "isError": True}
+        return {"content": [{"type": "text", "text": arguments["text"]}]}
     raise NotImplementedError(method)
 
 
@@ -61,6 +64,10 @@ def main():
             continue
         if "id" not in msg:
             continue  # a notification: never answered
+        if isinstance(msg["id"], bool) or not isinstance(msg["id"], (str, int)):
+            # Ids are strings or integers; `true` is not `1`.
+            send({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}})
+            continue
         try:
             send({"jsonrpc": "2.0", "id": msg["id"], "result": handle(msg)})
         except NotImplementedError:

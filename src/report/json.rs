@@ -9,7 +9,8 @@ use super::{Report, ScanSection, Target};
 use crate::catalog::Check;
 use crate::issue::{Issue, Location};
 use crate::runtime::checks::lists::ListKind;
-use crate::runtime::record::{CapabilityStatus, OperationRecord, RunRecord};
+use crate::runtime::effects::Effect;
+use crate::runtime::record::{CapabilityStatus, OperationRecord, ProbeStatus, RunRecord};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 
@@ -78,12 +79,14 @@ fn target_value(t: &Target, scan: Option<&ScanSection>) -> Value {
         "protocol": t.context.protocol,
         "negotiatedProtocol": first.negotiated_protocol,
         "initialized": first.initialized,
-        "operation": first.operations.first().map(operation_value),
-        "operations": first.operations.iter().map(operation_value).collect::<Vec<_>>(),
+        "operation": first.operations.first().map(|o| operation_value(o, run_effects(first))),
+        "operations": first.operations.iter().map(|o| operation_value(o, run_effects(first))).collect::<Vec<_>>(),
         "era": first.era.as_str(),
         "eras": eras_value(first),
         "discover": discover_value(first),
-        "adversarial": {"enabled": !t.context.adversarial_probes.is_empty(), "probes": t.context.adversarial_probes},
+        "adversarial": adversarial_value(first, &t.issues),
+        "effects": effects_value(first),
+        "buffering": buffering_value(first),
         "capabilityProbes": t.context.capability_probes,
         "capabilityKeys": first.capability_keys,
         "capabilityChecks": capability_checks_value(first),
@@ -216,8 +219,109 @@ fn command_value(t: &Target) -> Value {
     })
 }
 
-fn operation_value(op: &OperationRecord) -> Value {
+/// The `adversarial` block: one entry per probe with its status, the risk it guards against, its
+/// issue codes, what was sent and what came back, and the effects attributed to it.
+fn adversarial_value(run: &RunRecord, issues: &[Issue]) -> Value {
+    let Some(adv) = &run.adversarial else {
+        return json!({"enabled": false, "status": "skipped", "probes": []});
+    };
+    let mine: Vec<&Issue> = issues
+        .iter()
+        .filter(|i| i.rule.check == Check::Adversarial || i.fields.contains_key("probe"))
+        .collect();
+    let status = if adv.probes.iter().all(|p| p.status == ProbeStatus::Skipped) {
+        "skipped"
+    } else {
+        status::of_issues(mine.iter().copied()).as_str()
+    };
+    let probes: Vec<Value> = adv
+        .probes
+        .iter()
+        .map(|p| {
+            let mut v = json!({
+                "name": p.name,
+                "origin": p.origin,
+                "status": p.status.as_str(),
+                "risk": p.risk,
+                "issueCodes": p.issue_codes,
+                "frame": p.frame,
+                "reply": p.reply,
+                "session": p.session,
+                "durationMs": p.duration.as_millis() as u64,
+            });
+            if let Some(why) = &p.skip_reason {
+                v["skipReason"] = Value::from(why.clone());
+            }
+            if p.effects_observed {
+                v["effects"] = Value::from(p.effects.iter().map(effect_value).collect::<Vec<_>>());
+            }
+            v
+        })
+        .collect();
+    json!({"enabled": true, "status": status, "probes": probes})
+}
+
+fn effect_value(e: &Effect) -> Value {
     json!({
+        "kind": e.kind.as_str(),
+        "summary": e.summary,
+        "phase": e.phase.as_str(),
+        "after": e.after,
+        "atMs": e.at.as_millis() as u64,
+        "detail": e.detail,
+    })
+}
+
+/// The `effects` block: what the no-effect proof observed in the (first) main run, by phase.
+fn effects_value(run: &RunRecord) -> Value {
+    let Some(rec) = &run.effects else {
+        return json!({"enabled": false});
+    };
+    let mut by_phase = Map::new();
+    for e in &rec.effects {
+        let n = by_phase
+            .get(e.phase.as_str())
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        by_phase.insert(e.phase.as_str().to_string(), Value::from(n + 1));
+    }
+    let side: usize = run
+        .adversarial
+        .iter()
+        .flat_map(|a| &a.probes)
+        .map(|p| p.effects.len())
+        .sum();
+    json!({
+        "enabled": true,
+        "channels": {
+            "canary": rec.canary,
+            "log": rec.logged,
+            "processWatch": rec.watched,
+        },
+        "observed": rec.effects.len() as u64 + rec.dropped,
+        "byPhase": by_phase,
+        // The first 200 (a launcher can start hundreds of processes); `eventsOmitted` counts the rest.
+        "events": rec.effects.iter().take(200).map(effect_value).collect::<Vec<_>>(),
+        "eventsOmitted": (rec.effects.len().saturating_sub(200)) as u64 + rec.dropped,
+        "duringProbes": side,
+        "problems": rec.problems,
+    })
+}
+
+/// The `buffering` block: frames that arrived after stdin EOF and the rerun in the other mode.
+fn buffering_value(run: &RunRecord) -> Value {
+    json!({
+        "framesAfterStdinEof": run.frames_after_stdin_eof,
+        "rerun": run.buffering.as_ref().map(|b| json!({
+            "mode": b.rerun_mode,
+            "extraPollution": b.extra_pollution,
+            "durationMs": b.duration.as_millis() as u64,
+        })),
+    })
+}
+
+fn operation_value(op: &OperationRecord, effects: Option<&[Effect]>) -> Value {
+    let mut v = json!({
         "method": op.method,
         "hasParams": op.has_params,
         "source": op.source,
@@ -226,7 +330,20 @@ fn operation_value(op: &OperationRecord) -> Value {
         "responded": matches!(op.status, crate::runtime::record::OperationStatus::Responded | crate::runtime::record::OperationStatus::Error),
         "durationMs": op.duration.map(|d| d.as_millis() as u64),
         "error": op.error.as_ref().map(|(code, message)| json!({"code": code, "message": message})),
-    })
+    });
+    if let Some(all) = effects {
+        v["effects"] = Value::from(
+            crate::runtime::checks::effects::of_operation(op, all)
+                .into_iter()
+                .map(effect_value)
+                .collect::<Vec<_>>(),
+        );
+    }
+    v
+}
+
+fn run_effects(run: &RunRecord) -> Option<&[Effect]> {
+    run.effects.as_ref().map(|r| r.effects.as_slice())
 }
 
 fn fingerprint_value(t: &Target, scan: Option<&ScanSection>) -> Value {
@@ -364,7 +481,7 @@ fn run_value(run: &RunRecord, timeout_ms: u64) -> Value {
         "capabilityKeys": run.capability_keys,
         "capabilityChecks": capability_checks_value(run),
         "toolSchema": tool_schema_value(run),
-        "operations": run.operations.iter().map(operation_value).collect::<Vec<_>>(),
+        "operations": run.operations.iter().map(|o| operation_value(o, run_effects(run))).collect::<Vec<_>>(),
         "process": process_value(run, timeout_ms),
         "checks": checks_value(&run.issues, ran, Some(run), None),
         "issues": run.issues.iter().map(issue_value).collect::<Vec<_>>(),

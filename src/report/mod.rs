@@ -158,7 +158,12 @@ impl Target {
                     .map(|a| redactor.scrub(a))
                     .collect();
             }
+            scrub_hostile(run, &redactor);
             issues.extend(run.issues.iter().cloned());
+        }
+        // Findings of the checks made once per target (adversarial probes, buffering rerun).
+        for run in &runs {
+            issues.extend(run.target_issues.iter().cloned());
         }
         let drift = several.then(|| {
             let (drift, found) = drift::compare(&runs);
@@ -179,6 +184,31 @@ impl Target {
             runs,
             issues,
             drift,
+        }
+    }
+}
+
+/// Scrubs what the adversarial probes and the no-effect proof recorded: replies, frames (they
+/// carry the safe tool call's arguments), effects (argv, URLs, log entries) and their findings.
+fn scrub_hostile(run: &mut RunRecord, r: &Redactor) {
+    for issue in &mut run.target_issues {
+        scrub_issue(issue, r);
+    }
+    if r.is_empty() {
+        return;
+    }
+    let scrub_effect = |e: &mut crate::runtime::effects::Effect| {
+        e.summary = r.scrub(&e.summary);
+        r.scrub_json(&mut e.detail);
+    };
+    if let Some(rec) = run.effects.as_mut() {
+        rec.effects.iter_mut().for_each(scrub_effect);
+    }
+    if let Some(adv) = run.adversarial.as_mut() {
+        for p in &mut adv.probes {
+            p.reply = r.scrub(&p.reply);
+            p.frame = r.scrub(&p.frame);
+            p.effects.iter_mut().for_each(scrub_effect);
         }
     }
 }

@@ -3,7 +3,9 @@
 
 use super::{Report, ScanSection, Target, status};
 use crate::issue::{Issue, Location, escape_bytes};
-use crate::runtime::record::{CapabilityStatus, Era, OperationStatus, RunRecord, ShutdownStage};
+use crate::runtime::record::{
+    CapabilityStatus, Era, OperationStatus, ProbeStatus, RunRecord, ShutdownStage,
+};
 use std::fmt::Write;
 
 /// How many stderr lines a failing report shows.
@@ -222,6 +224,23 @@ fn run_text(out: &mut String, run: &RunRecord, requested: &str) {
         };
         let _ = writeln!(out, "request: {} {what}", op.method);
     }
+    effects_text(out, run);
+    adversarial_text(out, run);
+    if let Some(b) = &run.buffering {
+        let mode = match b.rerun_mode {
+            "unbuffered" => "with PYTHONUNBUFFERED=1",
+            _ => "without PYTHONUNBUFFERED",
+        };
+        if b.extra_pollution == 0 {
+            let _ = writeln!(out, "buffering: rerun {mode}: no other pollution");
+        } else {
+            let _ = writeln!(
+                out,
+                "buffering: rerun {mode}: {} line(s) of pollution the main run did not show",
+                b.extra_pollution
+            );
+        }
+    }
     let sd = &p.shutdown;
     let how = match sd.stage {
         ShutdownStage::NotStarted => "not started".to_string(),
@@ -235,6 +254,95 @@ fn run_text(out: &mut String, run: &RunRecord, requested: &str) {
         ShutdownStage::Unkillable => "survived SIGKILL".into(),
     };
     let _ = writeln!(out, "shutdown: {how}");
+}
+
+/// The no-effect proof: how many effects, and those of each operation.
+fn effects_text(out: &mut String, run: &RunRecord) {
+    let Some(rec) = &run.effects else { return };
+    let mut phases: Vec<(&str, usize)> = Vec::new();
+    for e in &rec.effects {
+        match phases.iter_mut().find(|(p, _)| *p == e.phase.as_str()) {
+            Some((_, n)) => *n += 1,
+            None => phases.push((e.phase.as_str(), 1)),
+        }
+    }
+    let by_phase: Vec<String> = phases.iter().map(|(p, n)| format!("{p} {n}")).collect();
+    let _ = writeln!(
+        out,
+        "effects: {} observed{}{}",
+        rec.effects.len(),
+        if by_phase.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", by_phase.join(", "))
+        },
+        if rec.watched {
+            ""
+        } else {
+            "; process watch unavailable"
+        }
+    );
+    for op in &run.operations {
+        let mine = crate::runtime::checks::effects::of_operation(op, &rec.effects);
+        if op.request_id.is_none() {
+            continue;
+        }
+        let name = op
+            .safe_tool_call_name
+            .as_deref()
+            .map(|n| format!(" {n}"))
+            .unwrap_or_default();
+        let list: Vec<String> = mine
+            .iter()
+            .map(|e| format!("{} {}", e.kind.as_str(), e.summary))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {}{name}: {}",
+            op.method,
+            if list.is_empty() {
+                "no effect".to_string()
+            } else {
+                list.join("; ")
+            }
+        );
+    }
+}
+
+/// One line per adversarial probe.
+fn adversarial_text(out: &mut String, run: &RunRecord) {
+    let Some(adv) = &run.adversarial else { return };
+    let count = |s: ProbeStatus| adv.probes.iter().filter(|p| p.status == s).count();
+    let _ = writeln!(
+        out,
+        "adversarial: {} probe{}: {} pass, {} warning, {} fail, {} skipped",
+        adv.probes.len(),
+        plural(adv.probes.len()),
+        count(ProbeStatus::Pass),
+        count(ProbeStatus::Warning),
+        count(ProbeStatus::Fail),
+        count(ProbeStatus::Skipped)
+    );
+    for p in &adv.probes {
+        let detail = match &p.skip_reason {
+            Some(why) => why.clone(),
+            None => {
+                let mut d = format!("{}; session {}", p.reply, p.session);
+                if p.effects_observed {
+                    d.push_str(&format!(
+                        "; {} effect{}",
+                        p.effects.len(),
+                        plural(p.effects.len())
+                    ));
+                }
+                if !p.issue_codes.is_empty() {
+                    d.push_str(&format!(": {}", p.issue_codes.join(", ")));
+                }
+                d
+            }
+        };
+        let _ = writeln!(out, "  {} {}: {detail}", p.name, p.status.as_str());
+    }
 }
 
 fn exit_text(run: &RunRecord) -> String {

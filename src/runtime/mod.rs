@@ -6,6 +6,7 @@
 //! Issue → RunRecord`.
 
 pub mod checks;
+pub mod effects;
 pub mod frame;
 pub mod framing;
 pub mod issues;
@@ -16,7 +17,9 @@ pub mod record;
 pub mod session;
 pub mod transport;
 
-use crate::catalog::{Check, protocol as protocol_rules, runtime as rules};
+use crate::catalog::{
+    Check, adversarial as adversarial_rules, protocol as protocol_rules, runtime as rules,
+};
 use crate::issue::{Issue, Phase};
 use probes::ProbeSpec;
 use probes::requests::{OperationSpec, Policy};
@@ -40,6 +43,12 @@ pub struct RunSpec {
     pub ladder: LadderConfig,
     pub allow_operation_errors: bool,
     pub probes: ProbeSpec,
+    /// Adversarial probes and tool calls (run once per target, after the main runs).
+    pub adversarial: probes::adversarial::AdversarialSpec,
+    /// The no-effect proof (`--effects`): observe every process of the target.
+    pub effects: Option<effects::EffectsSpec>,
+    /// Run the server a second time in the other stdio buffering mode (`--unbuffered-rerun`).
+    pub unbuffered_rerun: bool,
 }
 
 /// Runs the server once, start to finish. Never panics on server behaviour; always returns a
@@ -74,6 +83,74 @@ pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
         second.issues.insert(0, issue);
     }
     second
+}
+
+/// Checks made once per target, after its runs: the adversarial probes (each in a fresh server
+/// process) and the buffering rerun (a whole second run in the other stdio buffering mode), side by
+/// side. Their findings and records join the first run's.
+pub async fn extra_checks(spec: &RunSpec, first: &mut RunRecord) {
+    let probes = async {
+        if spec.adversarial.enabled() {
+            Some(probes::adversarial::run(spec, first).await)
+        } else {
+            None
+        }
+    };
+    let rerun = async {
+        if spec.unbuffered_rerun && first.process.started {
+            let started = Instant::now();
+            let (mode, rerun_spec) = buffering_rerun_spec(spec);
+            let rerun = run_server(&rerun_spec, first.run).await;
+            Some((mode, rerun, started.elapsed()))
+        } else {
+            None
+        }
+    };
+    let (probes, rerun) = tokio::join!(probes, rerun);
+    if let Some((record, issues)) = probes {
+        first.checks_ran.insert(Check::Adversarial);
+        first.target_issues.extend(issues);
+        first.adversarial = Some(record);
+    }
+    if let Some((mode, rerun, duration)) = rerun {
+        let found = checks::buffering::compare(&first.issues, &rerun.issues, mode);
+        first.checks_ran.insert(Check::PythonBuffering);
+        first.buffering = Some(record::BufferingRecord {
+            rerun_mode: mode.as_str(),
+            extra_pollution: found.len().saturating_sub(1),
+            duration,
+        });
+        first.target_issues.extend(found);
+    }
+}
+
+/// The rerun in the other buffering mode: `PYTHONUNBUFFERED=1` when the main run was
+/// block-buffered, `PYTHONUNBUFFERED` removed when it was not. No probes, no effects.
+fn buffering_rerun_spec(spec: &RunSpec) -> (checks::buffering::RerunMode, RunSpec) {
+    use checks::buffering::RerunMode;
+    const KEY: &str = "PYTHONUNBUFFERED";
+    let spawn = &spec.spawn;
+    let unbuffered = if spawn.unset.iter().any(|k| k == KEY) {
+        false
+    } else if let Some((_, v)) = spawn.env.iter().rev().find(|(k, _)| k == KEY) {
+        !v.is_empty()
+    } else {
+        std::env::var_os(KEY).is_some_and(|v| !v.is_empty())
+    };
+    let mut rerun = spec.clone();
+    rerun.effects = None;
+    rerun.adversarial = probes::adversarial::AdversarialSpec::default();
+    rerun.unbuffered_rerun = false;
+    rerun.spawn.env.retain(|(k, _)| k != KEY);
+    rerun.spawn.unset.retain(|k| k != KEY);
+    let mode = if unbuffered {
+        rerun.spawn.unset.push(KEY.into());
+        RerunMode::Buffered
+    } else {
+        rerun.spawn.env.push((KEY.into(), "1".into()));
+        RerunMode::Unbuffered
+    };
+    (mode, rerun)
 }
 
 /// The handshake failed after the era probe in a way the probe could have caused: the server died
@@ -173,9 +250,24 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunReco
         max_stderr_bytes: spec.spawn.max_stderr_bytes,
         ..OutputRecord::default()
     };
-    let (link, mut server) = match process::spawn(&spec.spawn, start) {
+    let mut instruments = match &spec.effects {
+        Some(e) => Some(effects::Instruments::start(e, start).await),
+        None => None,
+    };
+    let spawned = match &instruments {
+        Some(i) => {
+            let mut spawn = spec.spawn.clone();
+            spawn.env.extend(i.env.iter().cloned());
+            process::spawn(&spawn, start)
+        }
+        None => process::spawn(&spec.spawn, start),
+    };
+    let (link, mut server) = match spawned {
         Ok(pair) => pair,
         Err(err) => {
+            if let Some(i) = instruments.take() {
+                i.finish().await;
+            }
             let issue = Issue::new(
                 &rules::SPAWN_FAILED,
                 format!("could not start the server: {} ({})", err.message, err.code),
@@ -230,6 +322,10 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunReco
                     total: start.elapsed(),
                     ..Timings::default()
                 },
+                effects: None,
+                adversarial: None,
+                buffering: None,
+                target_issues: Vec::new(),
             };
         }
     };
@@ -238,6 +334,12 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunReco
     let mut s = Session::new(link, spec.session.clone());
     let pgid = server.pid;
     s.busy_probe = Some(std::sync::Arc::new(move || process::group_cpu_ticks(pgid)));
+    if let Some(i) = instruments.as_mut() {
+        i.attach(server.pid, &server.marker);
+        s.effects = Some(i.recorder.clone());
+        checks_ran.insert(Check::Effects);
+    }
+    checks_ran.insert(Check::PythonBuffering);
 
     // Era: a stateless server answers `server/discover`; anything else goes on with `initialize`.
     let (era, mut discover_rec) = if discover {
@@ -359,6 +461,37 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunReco
             s.record(issue);
         }
     }
+    let stdin_closed = s.stdin_closed_at;
+    let replies_after_eof = s
+        .late_replies
+        .values()
+        .filter(|r| stdin_closed.is_some_and(|c| r.at() >= c))
+        .count();
+    let buffering = checks::buffering::at_exit(
+        &s.issues.iter().cloned().collect::<Vec<_>>(),
+        replies_after_eof,
+    );
+    for issue in buffering {
+        s.record(issue);
+    }
+    let effects = match instruments {
+        Some(i) => {
+            let rec = i.finish().await;
+            for problem in &rec.problems {
+                s.record(Issue::new(
+                    &adversarial_rules::EFFECTS_UNAVAILABLE,
+                    format!("the no-effect proof is incomplete: {problem}"),
+                ));
+            }
+            Some(rec)
+        }
+        None => None,
+    };
+    if let Some(rec) = &effects
+        && let Some(issue) = checks::effects::unproven(&operations, &rec.effects)
+    {
+        s.record(issue);
+    }
     if stderr_truncated {
         s.record(Issue::new(
             &rules::STDERR_OUTPUT_LIMIT_EXCEEDED,
@@ -465,6 +598,10 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunReco
             total,
         },
         issues: s.issues.into_vec(),
+        effects,
+        adversarial: None,
+        buffering: None,
+        target_issues: Vec::new(),
     }
 }
 
@@ -479,6 +616,7 @@ fn skipped(ops: &[OperationSpec]) -> Vec<OperationRecord> {
             duration: None,
             error: None,
             result: None,
+            request_id: None,
         })
         .collect()
 }

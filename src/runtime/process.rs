@@ -30,6 +30,8 @@ pub struct SpawnSpec {
     pub cwd: Option<PathBuf>,
     /// Variables added to (or overriding) the inherited environment.
     pub env: Vec<(OsString, OsString)>,
+    /// Inherited variables removed from the server's environment (the buffering rerun).
+    pub unset: Vec<OsString>,
     pub limits: FramerLimits,
     pub max_stderr_bytes: u64,
 }
@@ -124,6 +126,9 @@ impl ServerProcess {
 pub fn spawn(spec: &SpawnSpec, start: Instant) -> Result<(Link, ServerProcess), SpawnError> {
     let marker = format!("{}-{}", std::process::id(), next_run_number());
     let mut cmd = Command::new(&spec.program);
+    for name in &spec.unset {
+        cmd.env_remove(name);
+    }
     cmd.args(&spec.args)
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .env(RUN_MARKER_ENV, &marker)
@@ -135,8 +140,19 @@ pub fn spawn(spec: &SpawnSpec, start: Instant) -> Result<(Link, ServerProcess), 
     if let Some(cwd) = &spec.cwd {
         cmd.current_dir(cwd);
     }
+    // Spawned and registered under the lock of the live runs: once the guard is interrupted no
+    // server starts (a retry or a probe racing the exit would survive it).
+    let mut live = live_runs();
+    if INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err(SpawnError {
+            code: "EINTR".into(),
+            message: "the guard was interrupted".into(),
+        });
+    }
     let mut child = cmd.spawn().map_err(|err| spawn_error(spec, &err))?;
     let pid = child.id().unwrap_or_default();
+    live.push((pid, marker.clone()));
+    drop(live);
     let stdout = child.stdout.take().expect("stdout is piped");
     let stdin = child.stdin.take().expect("stdin is piped");
     let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
@@ -155,7 +171,6 @@ pub fn spawn(spec: &SpawnSpec, start: Instant) -> Result<(Link, ServerProcess), 
         }
     });
     tokio::spawn(watch_exit(child, tx, start));
-    live_runs().push((pid, marker.clone()));
     Ok((
         link,
         ServerProcess {
@@ -220,6 +235,9 @@ async fn watch_exit(mut child: tokio::process::Child, tx: EventSender, start: In
         .await;
 }
 
+/// Set when the guard is interrupted: no server is started after that.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Runs whose processes may still be alive: what the guard kills if it is itself interrupted.
 fn live_runs() -> std::sync::MutexGuard<'static, Vec<(u32, String)>> {
     static LIVE: Mutex<Vec<(u32, String)>> = Mutex::new(Vec::new());
@@ -231,13 +249,19 @@ pub fn forget_run(pid: u32) {
     live_runs().retain(|(p, _)| *p != pid);
 }
 
-/// Kills every process of every live run (the guard got SIGINT/SIGTERM: leave nothing behind).
+/// Kills every process of every live run (the guard got SIGINT/SIGTERM: leave nothing behind),
+/// and deletes their effects logs.
 pub fn kill_live_runs() {
-    let runs: Vec<(u32, String)> = live_runs().clone();
+    let runs: Vec<(u32, String)> = {
+        let live = live_runs();
+        INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+        live.clone()
+    };
     for (pid, marker) in runs {
         let _ = killpg(Pid::from_raw(pid as i32), Signal::SIGKILL);
         kill_all(&descendants(pid, &marker));
     }
+    super::effects::log::remove_live_logs();
 }
 
 fn next_run_number() -> u64 {

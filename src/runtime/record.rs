@@ -140,6 +140,17 @@ pub struct OperationRecord {
     pub duration: Option<Duration>,
     pub error: Option<(i64, String)>,
     pub result: Option<Value>,
+    /// The id of the request, once sent (effects are attributed to it).
+    pub request_id: Option<super::jsonrpc::Id>,
+}
+
+impl OperationRecord {
+    /// The tag effects observed after this operation's request carry.
+    pub fn effects_tag(&self) -> Option<String> {
+        self.request_id
+            .as_ref()
+            .map(|id| format!("request {} #{id}", self.method))
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -278,6 +289,15 @@ pub struct RunRecord {
     pub server_notifications: u64,
     pub stderr_tail: Vec<u8>,
     pub timings: Timings,
+    /// What the no-effect proof observed in this run (`--effects`).
+    pub effects: Option<super::effects::EffectsRecord>,
+    /// The adversarial probes (on the first run of a target).
+    pub adversarial: Option<AdversarialRecord>,
+    /// The buffering rerun (on the first run of a target).
+    pub buffering: Option<BufferingRecord>,
+    /// Findings of the checks made once per target (adversarial probes, the buffering rerun),
+    /// carried by its first run but not part of that run's own verdict (nor of repeat drift).
+    pub target_issues: Vec<Issue>,
 }
 
 impl RunRecord {
@@ -289,4 +309,64 @@ impl RunRecord {
     pub fn capability(&self, kind: ListKind) -> Option<&CapabilityCheck> {
         self.capability_checks.iter().find(|c| c.kind == kind)
     }
+}
+
+/// The verdict of one adversarial probe, as reports show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProbeStatus {
+    Pass,
+    Warning,
+    Fail,
+    /// Not applicable (a batch where batches are legal) or not run (no handshake in the main run).
+    Skipped,
+}
+
+impl ProbeStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProbeStatus::Pass => "pass",
+            ProbeStatus::Warning => "warning",
+            ProbeStatus::Fail => "fail",
+            ProbeStatus::Skipped => "skipped",
+        }
+    }
+}
+
+/// One adversarial probe, run in its own server process.
+#[derive(Debug, Clone)]
+pub struct ProbeRecord {
+    pub name: String,
+    /// `reference`, `framing`, `tool-call`.
+    pub origin: &'static str,
+    pub risk: &'static str,
+    pub status: ProbeStatus,
+    pub skip_reason: Option<String>,
+    /// The bytes sent, escaped and cut.
+    pub frame: String,
+    /// What the frame got back, in words (`silence`, `error -32601 (Method not found)`).
+    pub reply: String,
+    /// `usable`, `closed`, `crashed`, `hung`, `broken`, `not-run`, `skipped`.
+    pub session: &'static str,
+    pub issue_codes: Vec<&'static str>,
+    /// Whether effects were observed for this probe's process (`--effects`).
+    pub effects_observed: bool,
+    /// The effects attributed to the probe (side effects).
+    pub effects: Vec<super::effects::Effect>,
+    pub duration: Duration,
+}
+
+/// Every adversarial probe of a target.
+#[derive(Debug, Clone, Default)]
+pub struct AdversarialRecord {
+    pub probes: Vec<ProbeRecord>,
+}
+
+/// The buffering rerun (`--unbuffered-rerun`).
+#[derive(Debug, Clone)]
+pub struct BufferingRecord {
+    /// `unbuffered` (`PYTHONUNBUFFERED=1`) or `buffered` (`PYTHONUNBUFFERED` removed).
+    pub rerun_mode: &'static str,
+    /// Pollution of the rerun the main run did not show.
+    pub extra_pollution: usize,
+    pub duration: Duration,
 }

@@ -35,6 +35,8 @@ const BUSY_TICKS: u64 = 2;
 const MESSAGES_CAP: usize = 1_000;
 /// How many timeline entries are kept in full.
 const TIMELINE_CAP: usize = 2_000;
+/// How many received values the tap keeps.
+const TAP_CAP: usize = 256;
 
 #[derive(Debug, Clone)]
 pub struct SessionConfig {
@@ -171,6 +173,17 @@ pub struct ServerMessage {
     pub params: Option<Value>,
 }
 
+/// A JSON value the server sent, as received (the adversarial verdicts read replies by their raw
+/// id: `true`, an id inside a batch, an id the guard sent in a raw frame).
+#[derive(Debug, Clone)]
+pub struct Tapped {
+    pub at: Duration,
+    /// The stdout line it came on, and the byte offset of that line.
+    pub line: u64,
+    pub offset: u64,
+    pub value: Value,
+}
+
 /// Where a message started on stdout.
 #[derive(Debug, Clone, Copy)]
 struct Pos {
@@ -234,6 +247,16 @@ pub struct Session {
     last_sent_notification: bool,
     /// Raw (possibly unparseable) bytes were sent since the last request.
     raw_sent: bool,
+    /// Hostile input was sent on this session (adversarial probes): an error with `id: null` is
+    /// never paired with a pending request (it may answer a rejected frame), and replies to the
+    /// ids of raw frames ([`Session::raw_ids`]) are expected, not misaddressed.
+    pub hostile: bool,
+    /// The ids (as sent, any JSON type) carried by raw frames.
+    pub raw_ids: Vec<Value>,
+    /// Every JSON value received, when set (bounded).
+    pub tap: Option<Vec<Tapped>>,
+    /// The no-effect proof's recorder: tagged with each message the guard sends.
+    pub effects: Option<crate::runtime::effects::Recorder>,
 }
 
 impl Session {
@@ -268,6 +291,17 @@ impl Session {
             joiner: Joiner::default(),
             last_sent_notification: false,
             raw_sent: false,
+            hostile: false,
+            raw_ids: Vec::new(),
+            tap: None,
+            effects: None,
+        }
+    }
+
+    /// Attributes effects observed from now on to `label` (the message about to be sent).
+    fn tag_effects(&self, label: &str) {
+        if let Some(r) = &self.effects {
+            r.tag(self.phase, label);
         }
     }
 
@@ -346,6 +380,7 @@ impl Session {
         self.raw_sent = false;
         self.misaddressed = false;
         self.note(Direction::ToServer, || format!("request {method} #{id}"));
+        self.tag_effects(&format!("request {method} #{id}"));
         self.send_message(&msg);
         self.wait_for(&id, timeout).await
     }
@@ -363,6 +398,7 @@ impl Session {
         }
         self.last_sent_notification = true;
         self.note(Direction::ToServer, || format!("notification {method}"));
+        self.tag_effects(&format!("notification {method}"));
         self.send_message(&msg);
     }
 
@@ -373,6 +409,7 @@ impl Session {
         self.note(Direction::ToServer, || {
             format!("raw {label} ({} bytes)", bytes.len())
         });
+        self.tag_effects(&format!("raw {label}"));
         self.link.send(bytes)
     }
 
@@ -680,6 +717,15 @@ impl Session {
     /// Classifies a JSON value and handles each message. Returns whether a grammar rule broke.
     fn on_value(&mut self, value: &Value, damaged: bool, pos: Pos) -> bool {
         let line = pos.line;
+        let at = self.now();
+        if let Some(tap) = self.tap.as_mut().filter(|t| t.len() < TAP_CAP) {
+            tap.push(Tapped {
+                at,
+                line,
+                offset: pos.offset,
+                value: value.clone(),
+            });
+        }
         let negotiated = self.negotiated.clone();
         let classified = jsonrpc::classify(value, negotiated.as_deref());
         let mut broke = false;
@@ -715,6 +761,11 @@ impl Session {
     }
 
     fn on_broken_response(&mut self, raw: &Value) {
+        // A reply to a rejected frame, or an id-less answer to anything (never paired on a
+        // hostile session: it may answer a frame the guard sent raw).
+        if self.hostile && (raw.is_null() || self.raw_ids.contains(raw)) {
+            return;
+        }
         let at = self.now();
         let id = Id::from_value(raw);
         let target = id
@@ -761,7 +812,7 @@ impl Session {
                 });
                 // A reply to a frame the server could not read. When the guard sent only a
                 // well-formed request, that request is the one the server failed to read.
-                if !self.raw_sent && self.pending.len() == 1 {
+                if !self.raw_sent && !self.hostile && self.pending.len() == 1 {
                     let id = self.pending.keys().next().cloned().expect("one pending");
                     self.replies.insert(
                         id,
@@ -771,7 +822,11 @@ impl Session {
                             damaged,
                         },
                     );
-                } else if self.pending.is_empty() && self.last_sent_notification && !self.raw_sent {
+                } else if self.pending.is_empty()
+                    && self.last_sent_notification
+                    && !self.raw_sent
+                    && !self.hostile
+                {
                     self.record(
                         Issue::new(
                             &rules::NOTIFICATION_RESPONSE,
@@ -815,6 +870,12 @@ impl Session {
         let at = self.now();
         if self.pending.contains_key(&id) {
             self.replies.entry(id).or_insert_with(|| reply(at));
+            return;
+        }
+        if self.hostile && self.raw_ids.contains(&id.to_value()) {
+            self.note(Direction::FromServer, || {
+                format!("reply to raw frame #{id}")
+            });
             return;
         }
         if let Some(swapped) = id.swapped_type().filter(|s| self.pending.contains_key(s)) {
@@ -955,6 +1016,7 @@ impl Session {
     pub fn mark_stdin_closed(&mut self) {
         self.stdin_closed_at = Some(self.now());
         self.note(Direction::Process, || "stdin closed".into());
+        self.tag_effects("stdin closed");
     }
 }
 
@@ -1086,6 +1148,44 @@ mod tests {
             s.request("ping", None).await,
             Outcome::StdoutClosed
         ));
+    }
+
+    #[tokio::test]
+    async fn a_hostile_session_never_pairs_replies_to_raw_frames_with_its_requests() {
+        let mut s = session(|mut lines, mut out| async move {
+            // The raw frame, then the ping: the replies to the raw frame come while the ping waits.
+            let _raw = lines.next_line().await.unwrap().unwrap();
+            let req: Value =
+                serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+            write(
+                &mut out,
+                json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}),
+            )
+            .await;
+            write(
+                &mut out,
+                json!({"jsonrpc":"2.0","id":"adv-x","error":{"code":-32600,"message":"no"}}),
+            )
+            .await;
+            write(&mut out, json!({"jsonrpc":"2.0","id":true,"result":{}})).await;
+            write(
+                &mut out,
+                json!({"jsonrpc":"2.0","id":req["id"],"result":{}}),
+            )
+            .await;
+            std::future::pending::<()>().await;
+        });
+        s.hostile = true;
+        s.raw_ids = vec![json!("adv-x"), json!(true)];
+        s.tap = Some(Vec::new());
+        s.send_raw(b"{\"id\":\"adv-x\" garbage\n".to_vec(), "probe");
+        match s.request("ping", None).await {
+            Outcome::Reply(Reply::Result { .. }) => {}
+            other => panic!("{other:?}"),
+        }
+        // Only the echoed boolean id is a grammar violation; nothing was misaddressed.
+        assert_eq!(codes(&s), ["stdout-invalid-json-rpc"]);
+        assert_eq!(s.tap.as_ref().unwrap().len(), 4);
     }
 
     #[tokio::test]

@@ -5,14 +5,28 @@
 //!
 //! Optional expectations besides `ok` and `issues`: `shutdownStage`, `maxSeconds` (the guard's
 //! wall time), `json` (a map of JSON pointers to the exact value expected in the report).
+//! Optional inputs: `env` (variables set for the guard, which the server inherits) and `unsetEnv`
+//! (variables removed, e.g. `PYTHONUNBUFFERED`, which developers' shells export).
 
 use super::*;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// Runs every case of `dir/file` with `base_args` before each case's own flags.
+/// Runs every case of `dir/file` with `base_args` before each case's own flags, 8 at a time.
 pub fn run_cases(dir: &Path, file: &str, base_args: &[&str], min_cases: usize) {
+    run_cases_with(dir, file, base_args, min_cases, 8);
+}
+
+/// [`run_cases`] with `workers` cases at a time (cases that start many processes each, such as
+/// adversarial probes, need fewer at once on a small machine).
+pub fn run_cases_with(
+    dir: &Path,
+    file: &str,
+    base_args: &[&str],
+    min_cases: usize,
+    workers: usize,
+) {
     let cases: Vec<Value> = serde_json::from_str(
         &std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("read {file}: {e}")),
     )
@@ -21,7 +35,7 @@ pub fn run_cases(dir: &Path, file: &str, base_args: &[&str], min_cases: usize) {
     let base: Vec<String> = base_args.iter().map(|s| s.to_string()).collect();
     let queue = Arc::new(Mutex::new(cases));
     let failures = Arc::new(Mutex::new(Vec::<String>::new()));
-    let workers: Vec<_> = (0..8)
+    let workers: Vec<_> = (0..workers)
         .map(|_| {
             let queue = queue.clone();
             let failures = failures.clone();
@@ -62,6 +76,24 @@ pub fn run_cases(dir: &Path, file: &str, base_args: &[&str], min_cases: usize) {
     );
 }
 
+/// The interpreter `python3` on PATH stands for, resolved once: a version-manager shim (pyenv,
+/// asdf) is a shell script that costs several processes per start, which on a loaded machine
+/// turns into seconds across the dozens of fixture processes a suite starts (the adversarial
+/// probes start one per probe).
+fn python3() -> &'static str {
+    static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PYTHON.get_or_init(|| {
+        std::process::Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .ok()
+            .and_then(|o| String::from_utf8(o.stdout).ok())
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "python3".to_string())
+    })
+}
+
 fn strings(v: Option<&Value>) -> Vec<String> {
     v.and_then(Value::as_array)
         .map(|a| {
@@ -83,10 +115,25 @@ fn run_case(dir: &Path, base: &[String], case: &Value) -> Result<(), String> {
         // Executed directly (its shebang decides), not through python3.
         args.push(format!("./{server}"));
     } else {
-        args.extend(["python3".to_string(), server.to_string()]);
+        args.extend([python3().to_string(), server.to_string()]);
     }
     args.extend(strings(case.get("serverArgs")));
-    let run = guard(&args, dir, &[], &[], Duration::from_secs(90));
+    let env: Vec<(String, String)> = case
+        .get("env")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        v.as_str().expect("env values are strings").to_string(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let unset = strings(case.get("unsetEnv"));
+    let run = guard(&args, dir, &env, &unset, Duration::from_secs(90));
     let json = run.json();
     let mut problems = Vec::new();
 

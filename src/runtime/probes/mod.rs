@@ -1,6 +1,8 @@
 //! Probes: one file per phase of a run. Each drives the [`Session`](super::session::Session) and
 //! leaves its verdicts in the session's issues (judging pure data through `checks/`).
 
+pub mod adversarial;
+pub mod corpus;
 pub mod discover;
 pub mod handshake;
 pub mod lists;

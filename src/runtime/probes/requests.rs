@@ -54,6 +54,7 @@ pub async fn run(
             duration: None,
             error: None,
             result: None,
+            request_id: None,
         };
         if s.is_dead() || !s.initialized {
             out.push(rec);
@@ -62,6 +63,7 @@ pub async fn run(
         s.phase = Phase::Operation;
         let started = s.now();
         let outcome = s.request(&op.method, op.params.clone()).await;
+        rec.request_id = Some(s.last_request_id());
         rec.duration = Some(s.now().saturating_sub(started));
         let method = &op.method;
         let timeout_ms = s.cfg.timeout.as_millis() as u64;

@@ -1,0 +1,188 @@
+//! The process watch: new descendants of the server, with their argv.
+//!
+//! Linux only: every 10 ms the guard lists `/proc` and examines each pid it has not seen before;
+//! a process belongs to the run when it is in the server's process group or carries the run's
+//! marker in its environment (descendants that left the group). Each new one is an effect, stamped
+//! with the tag current when it was first seen; its argv is re-read while it lives, so a
+//! fork-then-exec shows the program it became. A zombie still counts (its name from
+//! `/proc/<pid>/stat`). A process that starts and exits between two looks (under ~10 ms) can be
+//! missed: use the effects log for actions that must never go unseen.
+//!
+//! Elsewhere (macOS, BSD) there is no `/proc`: the watch is unavailable and reported as such;
+//! the canary and the effects log still work.
+
+use super::{EffectKind, Recorder};
+use serde_json::json;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+pub fn available() -> bool {
+    cfg!(target_os = "linux")
+}
+
+#[derive(Debug)]
+enum Seen {
+    NotOurs,
+    /// The server process itself (not an effect).
+    Server,
+    Ours {
+        index: usize,
+        argv: Vec<String>,
+    },
+}
+
+pub struct Watch {
+    pgid: i32,
+    needle: Vec<u8>,
+    known: HashMap<i32, Seen>,
+}
+
+impl Watch {
+    pub fn new(server_pid: i32, marker: String) -> Watch {
+        Watch {
+            pgid: server_pid,
+            needle: format!("{}={marker}\0", crate::runtime::process::RUN_MARKER_ENV).into_bytes(),
+            known: HashMap::new(),
+        }
+    }
+
+    /// One look at the process table.
+    pub fn tick(&mut self, recorder: &Recorder, start: Instant) {
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        let entries: Vec<std::fs::DirEntry> = dir.flatten().collect();
+        let at = start.elapsed();
+        let me = std::process::id() as i32;
+        let mut alive = Vec::new();
+        for entry in entries {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|s| s.parse::<i32>().ok())
+            else {
+                continue;
+            };
+            if pid == me {
+                continue;
+            }
+            alive.push(pid);
+            match self.known.get_mut(&pid) {
+                Some(Seen::Ours { index, argv }) => {
+                    let now = read_argv(pid);
+                    if !now.is_empty() && now != *argv {
+                        *argv = now;
+                        let (summary, detail) = describe(pid, argv, None);
+                        recorder.update(*index, summary, detail);
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    let seen = self.examine(pid, recorder, at);
+                    self.known.insert(pid, seen);
+                }
+            }
+        }
+        // A pid that is gone may be reused: forget it.
+        alive.sort_unstable();
+        self.known.retain(|pid, _| alive.binary_search(pid).is_ok());
+    }
+
+    fn examine(&self, pid: i32, recorder: &Recorder, at: Duration) -> Seen {
+        if pid == self.pgid {
+            return Seen::Server;
+        }
+        let Some((name, ppid, pgrp)) = read_stat(pid) else {
+            return Seen::NotOurs;
+        };
+        let ours = pgrp == self.pgid
+            || std::fs::read(format!("/proc/{pid}/environ"))
+                .map(|env| memchr::memmem::find(&env, &self.needle).is_some())
+                .unwrap_or(false);
+        if !ours {
+            return Seen::NotOurs;
+        }
+        let argv = read_argv(pid);
+        let (summary, mut detail) = describe(pid, &argv, Some(&name));
+        detail["ppid"] = json!(ppid);
+        let index = recorder.push(EffectKind::Process, at, summary, detail);
+        Seen::Ours { index, argv }
+    }
+}
+
+/// The summary and facts of a process: its argv (secret-looking arguments redacted), or its name
+/// when it exited before its argv could be read.
+fn describe(pid: i32, argv: &[String], name: Option<&str>) -> (String, serde_json::Value) {
+    let shown = crate::redact::argv(argv);
+    if shown.is_empty() {
+        let name = name.unwrap_or("?");
+        (
+            format!("({name}), exited before its argv could be read"),
+            json!({"pid": pid, "name": name, "argv": []}),
+        )
+    } else {
+        (
+            format!("`{}`", shown.join(" ")),
+            json!({"pid": pid, "argv": shown}),
+        )
+    }
+}
+
+/// (name, ppid, pgrp) from `/proc/<pid>/stat`.
+fn read_stat(pid: i32) -> Option<(String, i32, i32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let open = stat.find('(')?;
+    let close = stat.rfind(')')?;
+    let name = stat.get(open + 1..close)?.to_string();
+    let mut fields = stat.get(close + 2..)?.split_ascii_whitespace();
+    let _state = fields.next()?;
+    let ppid = fields.next()?.parse().ok()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    Some((name, ppid, pgrp))
+}
+
+fn read_argv(pid: i32) -> Vec<String> {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|raw| {
+            raw.split(|b| *b == 0)
+                .filter(|s| !s.is_empty())
+                .map(|s| String::from_utf8_lossy(s).into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use std::os::unix::process::CommandExt;
+
+    #[test]
+    fn a_child_in_the_group_is_seen_with_its_argv_and_the_leader_is_not() {
+        let mut leader = std::process::Command::new("sleep")
+            .arg("5")
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let pgid = leader.id() as i32;
+        let start = Instant::now();
+        let r = Recorder::new(start);
+        let mut w = Watch::new(pgid, "none".into());
+        w.tick(&r, start);
+        assert!(r.effects().is_empty(), "{:?}", r.effects());
+        let mut child = std::process::Command::new("sleep")
+            .arg("4.5")
+            .process_group(pgid)
+            .spawn()
+            .unwrap();
+        w.tick(&r, start);
+        let e = r.effects();
+        let _ = child.kill();
+        let _ = leader.kill();
+        let _ = child.wait();
+        let _ = leader.wait();
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert_eq!(e[0].summary, "`sleep 4.5`");
+        assert_eq!(e[0].kind, EffectKind::Process);
+    }
+}

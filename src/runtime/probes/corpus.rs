@@ -1,0 +1,565 @@
+//! The hostile-input corpus: every adversarial probe by name, the bytes it sends, what a correct
+//! server does with them, and the risk it guards against. Pure data; `probes/adversarial.rs`
+//! delivers the frames and `checks/adversarial.rs` judges what came back.
+//!
+//! The reference tool's four probes (`invalid-method`, `invalid-params`, `notification`,
+//! `malformed-json`) keep their names; the framing corpus is the article's list of the ways real
+//! process streams fail. Frames that a lenient reader could mistake for a call carry the
+//! *payload*: `ping` (`server/discover` in the stateless era), or — when the user listed safe
+//! tool calls — the first safe tool call, so a server that wrongly accepts the frame performs a
+//! real, observable action that the no-effect proof (`--effects`) catches. No other tool is ever
+//! named in a frame.
+
+use crate::catalog::{Rule, adversarial as rules};
+use serde_json::{Value, json};
+
+/// Every built-in probe, in the order they are reported.
+pub const NAMES: [&str; 14] = [
+    "invalid-method",
+    "invalid-params",
+    "notification",
+    "malformed-json",
+    "debug-line",
+    "banner-same-line",
+    "truncated-eof",
+    "concatenated-objects",
+    "tools-call-string-params",
+    "boolean-id",
+    "batch-array",
+    "crlf",
+    "oversized-line",
+    "invalid-utf8",
+];
+
+/// The prefix of the probes made from config `adversarialToolCalls`.
+pub const TOOL_CALL_PREFIX: &str = "tool-call:";
+
+/// The size of the `oversized-line` frame: past the 64 KiB and 1 MiB line limits of common
+/// readers (asyncio, `bufio.Scanner` as configured by many servers), under the guard's own 4 MiB
+/// stdout line limit so that even a server echoing it back stays measurable.
+pub const OVERSIZED_BYTES: usize = 2 * 1024 * 1024;
+
+/// A tool call recipe (name and arguments) from the config.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallRecipe {
+    pub name: String,
+    pub arguments: Value,
+}
+
+/// Where a probe comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// One of the reference tool's four.
+    Reference,
+    /// The article's framing corpus.
+    Framing,
+    /// Config `adversarialToolCalls`.
+    ToolCall,
+}
+
+impl Origin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Reference => "reference",
+            Origin::Framing => "framing",
+            Origin::ToolCall => "tool-call",
+        }
+    }
+}
+
+/// How the frame reaches the server.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Delivery {
+    /// A well-formed request through the session: a reply is owed.
+    Request { method: String, params: Value },
+    /// Raw bytes; the session stays open and a valid request follows.
+    Raw(Vec<u8>),
+    /// Raw bytes, then stdin EOF: the end of the session is part of the probe.
+    RawThenEof(Vec<u8>),
+}
+
+/// How a correct server may answer a `Request` probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// -32601 (any other error code is a warning).
+    MethodNotFound,
+    /// Any JSON-RPC error, or a result with `isError: true`.
+    ErrorOrIsError,
+}
+
+/// One probe, ready to send.
+#[derive(Debug, Clone)]
+pub struct Probe {
+    pub name: String,
+    pub origin: Origin,
+    pub risk: &'static str,
+    pub delivery: Delivery,
+    pub expect: Expect,
+    /// Ids carried by the frame (any JSON type) that must never be answered with a result.
+    pub rejected_ids: Vec<Value>,
+    /// Ids a lenient parser may turn a rejected id into (`1` and `"true"` for `true`).
+    pub coerced_ids: Vec<Value>,
+    /// Every id the frame carries (replies to them are expected, never misaddressed).
+    pub frame_ids: Vec<Value>,
+    /// Ids of *valid* requests inside the frame, which a usable session must answer.
+    pub valid_ids: Vec<Value>,
+    /// The code for a result to a rejected id (`None`: accepting the frame is legal).
+    pub accepted: Option<&'static Rule>,
+    /// Any reply is forbidden (a notification).
+    pub no_reply: bool,
+    /// Not applicable on this session, and why.
+    pub skip: Option<String>,
+}
+
+/// What the probes of one server need to know about it.
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    /// The server speaks the stateless era (requests carry `_meta`; no `ping`).
+    pub stateless: bool,
+    /// The revision the main run negotiated.
+    pub negotiated: Option<String>,
+    /// The first safe tool call, carried by frames a lenient reader could execute.
+    pub payload: Option<CallRecipe>,
+}
+
+impl Context {
+    /// The `_meta` of stateless requests.
+    fn meta(&self) -> Option<Value> {
+        self.stateless
+            .then(crate::runtime::probes::discover::request_meta)
+    }
+
+    /// The valid request the session is checked with after a rejected frame, and the harmless
+    /// request inside frames: `ping` (legacy) or `server/discover` (stateless, where `ping` is
+    /// gone).
+    pub fn ping_method(&self) -> &'static str {
+        if self.stateless {
+            "server/discover"
+        } else {
+            "ping"
+        }
+    }
+
+    fn params(&self, params: Option<Value>) -> Option<Value> {
+        match (self.meta(), params) {
+            (Some(meta), Some(Value::Object(mut p))) => {
+                p.insert("_meta".into(), meta);
+                Some(Value::Object(p))
+            }
+            (Some(meta), None) => Some(json!({ "_meta": meta })),
+            (_, p) => p,
+        }
+    }
+
+    /// A harmless request: `ping`, with `extra_meta` merged into its `_meta`.
+    fn ping(&self, id: Value, extra_meta: Option<Value>) -> Value {
+        let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": self.ping_method()});
+        let mut params = self.params(None);
+        if let Some(Value::Object(extra)) = extra_meta {
+            let p = params.get_or_insert_with(|| json!({}));
+            let meta = p
+                .as_object_mut()
+                .expect("params is an object")
+                .entry("_meta")
+                .or_insert_with(|| json!({}));
+            if let Value::Object(m) = meta {
+                m.extend(extra);
+            }
+        }
+        if let Some(p) = params {
+            msg["params"] = p;
+        }
+        msg
+    }
+
+    /// The payload request: the first safe tool call, or `ping`.
+    fn payload(&self, id: Value) -> Value {
+        match &self.payload {
+            Some(call) => json!({
+                "jsonrpc": "2.0",
+                "id": id,
+                "method": "tools/call",
+                "params": self.params(Some(json!({"name": call.name, "arguments": call.arguments}))),
+            }),
+            None => self.ping(id, None),
+        }
+    }
+}
+
+fn line(value: &Value) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec(value).expect("JSON serializes");
+    bytes.push(b'\n');
+    bytes
+}
+
+fn id(name: &str) -> Value {
+    Value::from(format!("adv-{name}"))
+}
+
+/// Builds a built-in probe by name. `None` for an unknown name.
+pub fn build(name: &str, ctx: &Context) -> Option<Probe> {
+    let base = |origin, risk, delivery| Probe {
+        name: name.to_string(),
+        origin,
+        risk,
+        delivery,
+        expect: Expect::ErrorOrIsError,
+        rejected_ids: Vec::new(),
+        coerced_ids: Vec::new(),
+        frame_ids: Vec::new(),
+        valid_ids: Vec::new(),
+        accepted: None,
+        no_reply: false,
+        skip: None,
+    };
+    let mut probe = match name {
+        "invalid-method" => Probe {
+            expect: Expect::MethodNotFound,
+            accepted: Some(&rules::ADVERSARIAL_INVALID_METHOD_RESULT),
+            ..base(
+                Origin::Reference,
+                "An unknown method answered with a result makes a client believe an operation succeeded that the server never implemented.",
+                Delivery::Request {
+                    method: "mcp-stdio-guard/no-such-method".into(),
+                    params: ctx.params(Some(json!({}))).unwrap_or(json!({})),
+                },
+            )
+        },
+        "invalid-params" => Probe {
+            accepted: Some(&rules::ADVERSARIAL_INVALID_PARAMS_RESULT),
+            ..base(
+                Origin::Reference,
+                "A call whose parameters have the wrong types must be refused before any handler runs; coercing them is how a half-understood request reaches an executor.",
+                Delivery::Request {
+                    method: "tools/call".into(),
+                    params: ctx
+                        .params(Some(
+                            json!({"name": {"not": "a tool name"}, "arguments": "not an object"}),
+                        ))
+                        .unwrap_or_default(),
+                },
+            )
+        },
+        "notification" => Probe {
+            no_reply: true,
+            ..base(
+                Origin::Reference,
+                "A reply to a notification has no request to pair with; a client may drop it or pair it with the wrong pending request.",
+                Delivery::Raw(line(&json!({
+                    "jsonrpc": "2.0",
+                    "method": "notifications/mcp-stdio-guard/probe",
+                    "params": ctx.params(Some(json!({}))),
+                }))),
+            )
+        },
+        "malformed-json" => {
+            let full = serde_json::to_vec(&ctx.payload(id(name))).expect("JSON");
+            let mut bytes = full[..full.len() * 2 / 3].to_vec();
+            bytes.push(b'\n');
+            Probe {
+                rejected_ids: vec![id(name)],
+                accepted: Some(&rules::ADVERSARIAL_MALFORMED_JSON_RESULT),
+                ..base(
+                    Origin::Reference,
+                    "A truncated JSON line must be dropped (or answered with -32700); a crash lets one bad line take the server down, a repair executes bytes nobody sent as a request.",
+                    Delivery::Raw(bytes),
+                )
+            }
+        }
+        "debug-line" => {
+            let mut bytes = b"debug: entering tool handler\n".to_vec();
+            bytes.extend(line(&ctx.ping(id(name), None)));
+            Probe {
+                valid_ids: vec![id(name)],
+                ..base(
+                    Origin::Framing,
+                    "An ordinary debug line on stdin before a valid request: a reader that drops the whole chunk with the bad line loses the request behind it, one that keeps the bad bytes corrupts it.",
+                    Delivery::Raw(bytes),
+                )
+            }
+        }
+        "banner-same-line" => {
+            let mut bytes = serde_json::to_vec(&ctx.payload(id(name))).expect("JSON");
+            bytes.extend(b" server ready\n");
+            Probe {
+                rejected_ids: vec![id(name)],
+                accepted: Some(&rules::ADVERSARIAL_MALFORMED_JSON_RESULT),
+                ..base(
+                    Origin::Framing,
+                    "A valid request followed by a banner on the same line is not one JSON value; a reader that parses a prefix and ignores the rest executes a corrupted line.",
+                    Delivery::Raw(bytes),
+                )
+            }
+        }
+        "truncated-eof" => {
+            let full = serde_json::to_vec(&ctx.payload(id(name))).expect("JSON");
+            Probe {
+                rejected_ids: vec![id(name)],
+                accepted: Some(&rules::ADVERSARIAL_MALFORMED_JSON_RESULT),
+                ..base(
+                    Origin::Framing,
+                    "A truncated JSON object followed by end of file: a server must discard the partial line and exit, not try to repair it from a buffer after its peer is gone.",
+                    Delivery::RawThenEof(full[..full.len() * 2 / 3].to_vec()),
+                )
+            }
+        }
+        "concatenated-objects" => {
+            let (a, b) = (id("concatenated-objects-1"), id("concatenated-objects-2"));
+            let mut bytes = serde_json::to_vec(&ctx.payload(a.clone())).expect("JSON");
+            bytes.extend(line(&ctx.payload(b.clone())));
+            Probe {
+                rejected_ids: vec![a, b],
+                accepted: Some(&rules::ADVERSARIAL_MALFORMED_JSON_RESULT),
+                ..base(
+                    Origin::Framing,
+                    "Two complete objects with no separator are one bad line, not two requests; a parser configured to accept several top-level values executes what the transport forbids.",
+                    Delivery::Raw(bytes),
+                )
+            }
+        }
+        "tools-call-string-params" => {
+            let params = ctx
+                .payload
+                .as_ref()
+                .map(|c| c.name.clone())
+                .unwrap_or_else(|| "run".into());
+            Probe {
+                rejected_ids: vec![id(name)],
+                accepted: Some(&rules::ADVERSARIAL_INVALID_PARAMS_RESULT),
+                ..base(
+                    Origin::Framing,
+                    "A plausible method with malformed params (`tools/call` whose params is a string) is valid JSON but not a call; a permissive dispatcher may still reach a tool.",
+                    Delivery::Raw(line(&json!({
+                        "jsonrpc": "2.0",
+                        "id": id(name),
+                        "method": "tools/call",
+                        "params": params,
+                    }))),
+                )
+            }
+        }
+        "boolean-id" => {
+            let mut msg = ctx.payload(Value::Null);
+            msg["id"] = Value::Bool(true);
+            Probe {
+                rejected_ids: vec![Value::Bool(true)],
+                coerced_ids: vec![json!(1), json!("true")],
+                accepted: Some(&rules::ADVERSARIAL_INVALID_REQUEST_RESULT),
+                ..base(
+                    Origin::Framing,
+                    "An id that is a boolean crosses a type boundary: a language that treats `true` as `1` answers (and acts on) a request no client can pair.",
+                    Delivery::Raw(line(&msg)),
+                )
+            }
+        }
+        "batch-array" => {
+            let (a, b) = (id("batch-array-1"), id("batch-array-2"));
+            let batch = json!([ctx.payload(a.clone()), ctx.payload(b.clone())]);
+            let legal = ctx.negotiated.as_deref() == Some(crate::runtime::jsonrpc::BATCH_REVISION);
+            Probe {
+                rejected_ids: vec![a, b],
+                accepted: Some(&rules::ADVERSARIAL_INVALID_REQUEST_RESULT),
+                skip: legal.then(|| {
+                    format!(
+                        "batches are legal on the negotiated revision {}",
+                        crate::runtime::jsonrpc::BATCH_REVISION
+                    )
+                }),
+                ..base(
+                    Origin::Framing,
+                    "A batch array on a revision without batches bypasses per-message checks if accepted; it must be refused or ignored.",
+                    Delivery::Raw(line(&batch)),
+                )
+            }
+        }
+        "crlf" => {
+            let mut bytes = serde_json::to_vec(&ctx.ping(id(name), None)).expect("JSON");
+            bytes.extend(b"\r\n");
+            Probe {
+                frame_ids: vec![id(name)],
+                ..base(
+                    Origin::Framing,
+                    "A CRLF-terminated request (a Windows peer, a text-mode pipe): `\\r` is JSON whitespace, so answering or ignoring it are both fine, but the stray byte must not corrupt the next line.",
+                    Delivery::Raw(bytes),
+                )
+            }
+        }
+        "oversized-line" => {
+            let pad = "x".repeat(OVERSIZED_BYTES);
+            Probe {
+                frame_ids: vec![id(name)],
+                ..base(
+                    Origin::Framing,
+                    "A 2 MiB line overflows the fixed line buffers of common readers (64 KiB in asyncio); a reader that errors out, truncates or splits it crashes, hangs or executes the remainder.",
+                    Delivery::Raw(line(&ctx.ping(id(name), Some(json!({"padding": pad}))))),
+                )
+            }
+        }
+        "invalid-utf8" => {
+            let text = serde_json::to_string(&ctx.ping(id(name), Some(json!({"note": "@@"}))))
+                .expect("JSON");
+            let (head, tail) = text.split_once("@@").expect("the marker is there");
+            let mut bytes = head.as_bytes().to_vec();
+            bytes.extend(b"\xff\xfe\xc3(");
+            bytes.extend(tail.as_bytes());
+            bytes.push(b'\n');
+            Probe {
+                frame_ids: vec![id(name)],
+                ..base(
+                    Origin::Framing,
+                    "Invalid UTF-8 inside a string: a strict decoder rejects the line, a lossy one replaces the bytes (both SDKs do); a decoder that raises must not take the read loop down with it.",
+                    Delivery::Raw(bytes),
+                )
+            }
+        }
+        _ => return None,
+    };
+    let carried: Vec<Value> = probe
+        .rejected_ids
+        .iter()
+        .chain(&probe.valid_ids)
+        .cloned()
+        .collect();
+    probe.frame_ids.extend(carried);
+    Some(probe)
+}
+
+/// The probe made from one `adversarialToolCalls` entry.
+pub fn tool_call(call: &CallRecipe, name: String, ctx: &Context) -> Probe {
+    Probe {
+        name,
+        origin: Origin::ToolCall,
+        risk: "A tool called with arguments outside its schema must refuse them (an error or `isError: true`) before it acts; accepting them means its input validation is not in front of its action.",
+        delivery: Delivery::Request {
+            method: "tools/call".into(),
+            params: ctx
+                .params(Some(
+                    json!({"name": call.name, "arguments": call.arguments}),
+                ))
+                .unwrap_or_default(),
+        },
+        expect: Expect::ErrorOrIsError,
+        rejected_ids: Vec::new(),
+        coerced_ids: Vec::new(),
+        frame_ids: Vec::new(),
+        valid_ids: Vec::new(),
+        accepted: Some(&rules::ADVERSARIAL_TOOL_CALL_RESULT),
+        no_reply: false,
+        skip: None,
+    }
+}
+
+/// The probes to run: the built-in names asked for, then one per adversarial tool call
+/// (`tool-call:<name>`, numbered when a name repeats).
+pub fn plan(names: &[String], calls: &[CallRecipe], ctx: &Context) -> Vec<Probe> {
+    let mut out: Vec<Probe> = names.iter().filter_map(|n| build(n, ctx)).collect();
+    for (i, call) in calls.iter().enumerate() {
+        let repeats = calls.iter().filter(|c| c.name == call.name).count() > 1;
+        let name = if repeats {
+            format!("{TOOL_CALL_PREFIX}{}#{}", call.name, i + 1)
+        } else {
+            format!("{TOOL_CALL_PREFIX}{}", call.name)
+        };
+        out.push(tool_call(call, name, ctx));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(p: &Probe) -> &[u8] {
+        match &p.delivery {
+            Delivery::Raw(b) | Delivery::RawThenEof(b) => b,
+            Delivery::Request { .. } => panic!("{} is a request", p.name),
+        }
+    }
+
+    #[test]
+    fn every_name_builds_and_frames_are_what_they_claim() {
+        let ctx = Context::default();
+        for name in NAMES {
+            assert!(build(name, &ctx).is_some(), "{name}");
+        }
+        let p = |n| build(n, &ctx).unwrap();
+        let banner = p("banner-same-line");
+        assert!(raw(&banner).ends_with(b"} server ready\n"));
+        assert!(serde_json::from_slice::<Value>(raw(&banner)).is_err());
+        let concat = p("concatenated-objects");
+        assert_eq!(memchr::memchr_iter(b'\n', raw(&concat)).count(), 1);
+        assert!(raw(&concat).windows(2).any(|w| w == b"}{"));
+        assert!(!raw(&p("truncated-eof")).contains(&b'\n'));
+        assert!(serde_json::from_slice::<Value>(raw(&p("malformed-json"))).is_err());
+        assert!(raw(&p("crlf")).ends_with(b"}\r\n"));
+        assert!(raw(&p("oversized-line")).len() > OVERSIZED_BYTES);
+        assert!(std::str::from_utf8(raw(&p("invalid-utf8"))).is_err());
+        let bool_id: Value = serde_json::from_slice(raw(&p("boolean-id"))).unwrap();
+        assert_eq!(bool_id["id"], true);
+        let debug = p("debug-line");
+        assert!(raw(&debug).starts_with(b"debug: entering tool handler\n{"));
+        assert_eq!(debug.valid_ids, [json!("adv-debug-line")]);
+        let s: Value = serde_json::from_slice(raw(&p("tools-call-string-params"))).unwrap();
+        assert_eq!(s["params"], "run");
+        assert!(p("batch-array").skip.is_none());
+    }
+
+    #[test]
+    fn a_safe_call_is_the_payload_and_batches_are_skipped_where_legal() {
+        let ctx = Context {
+            stateless: false,
+            negotiated: Some("2025-03-26".into()),
+            payload: Some(CallRecipe {
+                name: "deploy".into(),
+                arguments: json!({"target": "preview"}),
+            }),
+        };
+        let banner = build("banner-same-line", &ctx).unwrap();
+        let text = String::from_utf8(raw(&banner).to_vec()).unwrap();
+        assert!(text.contains(r#""method":"tools/call""#) && text.contains(r#""name":"deploy""#));
+        // Harmless probes never carry the tool call.
+        let crlf = String::from_utf8(raw(&build("crlf", &ctx).unwrap()).to_vec()).unwrap();
+        assert!(crlf.contains(r#""method":"ping""#));
+        assert!(build("batch-array", &ctx).unwrap().skip.is_some());
+        let s: Value =
+            serde_json::from_slice(raw(&build("tools-call-string-params", &ctx).unwrap())).unwrap();
+        assert_eq!(s["params"], "deploy");
+    }
+
+    #[test]
+    fn stateless_frames_carry_the_meta_and_no_ping() {
+        let ctx = Context {
+            stateless: true,
+            ..Context::default()
+        };
+        let v: Value = serde_json::from_slice(raw(&build("crlf", &ctx).unwrap())).unwrap();
+        assert_eq!(v["method"], "server/discover");
+        assert!(v["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"].is_string());
+    }
+
+    #[test]
+    fn tool_call_probes_are_named_after_their_tool() {
+        let calls = vec![
+            CallRecipe {
+                name: "a".into(),
+                arguments: json!({}),
+            },
+            CallRecipe {
+                name: "b".into(),
+                arguments: json!({}),
+            },
+            CallRecipe {
+                name: "b".into(),
+                arguments: json!({"x": 1}),
+            },
+        ];
+        let names: Vec<String> = plan(&["crlf".into()], &calls, &Context::default())
+            .into_iter()
+            .map(|p| p.name)
+            .collect();
+        assert_eq!(
+            names,
+            ["crlf", "tool-call:a", "tool-call:b#2", "tool-call:b#3"]
+        );
+    }
+}
