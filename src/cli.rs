@@ -30,6 +30,7 @@ Examples:
   mcp-stdio-guard --profile registry --protocol all -- node ./server.js
   mcp-stdio-guard --config mcp-stdio-guard.config.json
   mcp-stdio-guard --mcp-config ~/.cursor/mcp.json [--server NAME]
+  mcp-stdio-guard --registry servers.jsonl --jobs 8 --json
   mcp-stdio-guard explain stdout-non-json
 
 Exit codes: 0 pass (warnings allowed), 1 error-level findings, 2 usage or config error, 3 internal failure.";
@@ -39,7 +40,7 @@ Exit codes: 0 pass (warnings allowed), 1 error-level findings, 2 usage or config
     name = "mcp-stdio-guard",
     version,
     about = "Catch stdout pollution, JSON-RPC framing errors and lifecycle bugs in MCP stdio servers",
-    override_usage = "mcp-stdio-guard [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-stdio-guard [OPTIONS] --config <PATH>\n       mcp-stdio-guard [OPTIONS] --mcp-config <FILE> [--server <NAME>]\n       mcp-stdio-guard scan [OPTIONS] [PATH]...\n       mcp-stdio-guard explain [CODE]",
+    override_usage = "mcp-stdio-guard [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-stdio-guard [OPTIONS] --config <PATH>\n       mcp-stdio-guard [OPTIONS] --mcp-config <FILE> [--server <NAME>]\n       mcp-stdio-guard [OPTIONS] --registry <FILE> [--jobs <N>]\n       mcp-stdio-guard scan [OPTIONS] [PATH]...\n       mcp-stdio-guard explain [CODE]",
     args_conflicts_with_subcommands = true,
     args_override_self = true,
     after_help = AFTER_HELP
@@ -93,15 +94,24 @@ pub struct ScanArgs {
 
 #[derive(Args, Debug, Default)]
 pub struct RunArgs {
-    /// Read settings (and the command) from a JSON config file; flags override it.
+    /// Read settings (and the command) from a JSON config file; flags override it. Repeatable:
+    /// each config file with a command is one server, all checked in one run (see --jobs).
     #[arg(long, value_name = "PATH")]
-    pub config: Option<PathBuf>,
+    pub config: Vec<PathBuf>,
     /// Check the stdio servers of an MCP client config (Claude Desktop, Cursor, VS Code).
+    /// Repeatable.
     #[arg(long, value_name = "FILE")]
-    pub mcp_config: Option<PathBuf>,
-    /// With --mcp-config: check only this server.
+    pub mcp_config: Vec<PathBuf>,
+    /// Check every server of a registry list: JSON lines, each a guard config (with an optional
+    /// "name") or an MCP client config ("mcpServers"/"servers"). Repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub registry: Vec<PathBuf>,
+    /// With --mcp-config or --registry: check only the server(s) of this name.
     #[arg(long, value_name = "NAME")]
     pub server: Option<String>,
+    /// Servers checked at once (default: the number of cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<u64>,
     /// Preset: custom (default), smoke, registry, ci, strict.
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,

@@ -480,6 +480,86 @@ pub fn load_mcp_servers(path: &Path, here: &Path) -> Result<McpServers, String> 
         .map_err(|e| format!("MCP client config {}: {e}", path.display()))
 }
 
+/// One line of a registry list (`--registry`): a server in the guard's config format, or the
+/// servers of an MCP client config. `label` names the line in reports (`"name"`, or
+/// `file:LINE`).
+#[derive(Debug, Clone)]
+pub enum RegistryEntry {
+    Config { label: String, cfg: Box<FileConfig> },
+    Client { label: String, servers: McpServers },
+}
+
+/// Reads a registry list: JSON lines (blank lines skipped), each an object. An object with
+/// `mcpServers`/`servers`/`mcp` is a client config; any other is a guard config, which may
+/// carry a `"name"`. Relative paths resolve against the list's folder. Errors name the line.
+pub fn load_registry(path: &Path, here: &Path) -> Result<Vec<RegistryEntry>, String> {
+    let resolved = here.join(path);
+    let bytes = std::fs::read(&resolved)
+        .map_err(|e| format!("cannot read registry list {} ({e})", path.display()))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "registry list {} is not UTF-8 (byte {}): save it as UTF-8 JSON lines",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    let dir = resolved.parent().unwrap_or(here).to_path_buf();
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let at = format!("{}:{}", path.display(), n + 1);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let entry = registry_entry(line, &dir, &resolved, &at)
+            .map_err(|e| format!("registry list {at}: {e}"))?;
+        out.push(entry);
+    }
+    if out.is_empty() {
+        return Err(format!(
+            "registry list {} has no entries: write one JSON config object per line",
+            path.display()
+        ));
+    }
+    Ok(out)
+}
+
+fn registry_entry(line: &str, dir: &Path, file: &Path, at: &str) -> Result<RegistryEntry, String> {
+    let value: Value = serde_json::from_str(line).map_err(|e| format!("not valid JSON ({e})"))?;
+    let Value::Object(mut obj) = value else {
+        return Err(format!(
+            "each line must be a JSON object (a config), not {}",
+            kind_of(&value)
+        ));
+    };
+    let name = match obj.remove("name") {
+        None => None,
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
+        Some(other) => {
+            return Err(format!(
+                "\"name\" must be a non-empty string, not {}",
+                kind_of(&other)
+            ));
+        }
+    };
+    let label = name.unwrap_or_else(|| at.to_string());
+    let text = Value::Object(obj.clone()).to_string();
+    if obj.contains_key("mcpServers") || obj.contains_key("servers") || obj.contains_key("mcp") {
+        let servers = parse_mcp_servers(&text, dir, &|name| std::env::var(name).ok())?;
+        Ok(RegistryEntry::Client { label, servers })
+    } else {
+        let mut cfg = parse(&text, dir)?;
+        if cfg.command.is_none() {
+            return Err("no \"command\": each guard config line names its server".into());
+        }
+        cfg.path = PathBuf::from(at);
+        cfg.resolved_path = file.to_path_buf();
+        Ok(RegistryEntry::Config {
+            label,
+            cfg: Box::new(cfg),
+        })
+    }
+}
+
 /// Parses a client config. `env` resolves `${env:NAME}` references (VS Code syntax).
 pub fn parse_mcp_servers(
     text: &str,

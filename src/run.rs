@@ -75,7 +75,7 @@ async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
         protocol: t.spec.session.protocol.clone(),
         timeout_ms: t.spec.session.timeout.as_millis() as u64,
         repeat: t.repeat,
-        profile: settings.profile.as_str().to_string(),
+        profile: t.profile.as_str().to_string(),
         env_names: t.env_names.clone(),
         operations: t
             .spec
@@ -90,9 +90,9 @@ async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
                 )
             })
             .collect(),
-        config: settings.config.clone(),
+        config: t.config.clone(),
         capability_probes: t.spec.probes.capabilities,
-        adversarial_probes: settings.adversarial.probes.clone(),
+        adversarial_probes: t.adversarial_probes.clone(),
         scan: settings.scan.clone(),
         fail_on_static: settings.fail_on_static,
         runtimes: facts.0,

@@ -3,7 +3,7 @@
 //! the built-in default). Everything is validated here, before anything is spawned.
 
 use crate::cli::{self, Format, RunArgs};
-use crate::config::{self, FileConfig, McpServer};
+use crate::config::{self, FileConfig, McpServer, McpServers};
 use crate::exit::Failure;
 use crate::protocol;
 use crate::runtime::RunSpec;
@@ -99,14 +99,15 @@ impl Profile {
 /// Every built-in adversarial probe: the reference's four, then the framing corpus.
 pub const ADVERSARIAL_PROBES: [&str; 14] = crate::runtime::probes::corpus::NAMES;
 
-/// How many servers (of an `mcpServers` file, or revisions of `--protocol all`) run at once: one
-/// per core, at most 4. More would starve each server of CPU (a Python SDK server needs about
-/// 1.5 s of CPU to import) and turn load into false timeouts.
+/// How many servers (of a registry list, config files, `mcpServers` files, or revisions of
+/// `--protocol all`) run at once without `--jobs`: one per core. More would starve each server of
+/// CPU (a Python SDK server needs about 1.5 s of CPU to import) and turn load into false
+/// timeouts; the busy-aware deadlines absorb the rest.
 pub fn default_jobs() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
-        .clamp(1, 4)
+        .max(1)
 }
 
 /// How many adversarial probe processes of one server run at once: two per core, 2 to 8. A probe
@@ -160,6 +161,11 @@ pub struct TargetSettings {
     pub env_values: Vec<String>,
     /// Fresh processes to run (`--repeat`).
     pub repeat: u32,
+    /// The settings this server was checked with, for its report section (a run of several
+    /// config files mixes profiles and configs).
+    pub profile: Profile,
+    pub config: ConfigInfo,
+    pub adversarial_probes: Vec<String>,
 }
 
 /// A resolved invocation: one or more servers and how to report them.
@@ -182,14 +188,173 @@ pub struct Settings {
 /// The `--protocol` values besides the revisions themselves.
 pub const ALL_REVISIONS: &str = "all";
 
+/// Where the servers of one invocation come from.
+enum Source {
+    /// The command after `--` (with at most one `--config` as its settings).
+    Command(Option<Box<FileConfig>>),
+    /// A guard config that names its server: a `--config` file or a registry line.
+    Config { label: String, cfg: Box<FileConfig> },
+    /// The servers of an MCP client config: a `--mcp-config` file or a registry line, with the
+    /// one `--config` file (if any) as their settings.
+    Client { label: String, servers: McpServers },
+}
+
 pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
     let here = std::env::current_dir()
         .map_err(|e| Failure::usage(format!("cannot read the current directory: {e}")))?;
-    let given = |id: &str| m.value_source(id) == Some(ValueSource::CommandLine);
-    let cfg: FileConfig = match &args.config {
-        Some(path) => config::load(path, &here).map_err(Failure::usage)?,
-        None => FileConfig::default(),
+    let jobs = match args.jobs {
+        None => default_jobs(),
+        Some(n @ 1..=1024) => n as usize,
+        Some(n) => {
+            return Err(Failure::usage(format!(
+                "--jobs {n} is out of range: use 1 to 1024 servers at once"
+            )));
+        }
     };
+    let mut configs = Vec::new();
+    for path in &args.config {
+        configs.push((
+            path.clone(),
+            config::load(path, &here).map_err(Failure::usage)?,
+        ));
+    }
+    let mut sources = Vec::new();
+    for path in &args.mcp_config {
+        let servers = config::load_mcp_servers(path, &here).map_err(Failure::usage)?;
+        sources.push(Source::Client {
+            label: path.display().to_string(),
+            servers,
+        });
+    }
+    for path in &args.registry {
+        for entry in config::load_registry(path, &here).map_err(Failure::usage)? {
+            sources.push(match entry {
+                config::RegistryEntry::Config { label, cfg } => Source::Config { label, cfg },
+                config::RegistryEntry::Client { label, servers } => {
+                    Source::Client { label, servers }
+                }
+            });
+        }
+    }
+    // One `--config` next to client configs or a registry is their shared settings; otherwise
+    // every `--config` is a server of its own.
+    let shared = if configs.len() == 1 && !sources.is_empty() {
+        let (path, cfg) = configs.pop().expect("one config");
+        if cfg.command.is_some() {
+            return Err(Failure::usage(
+                "--mcp-config/--registry name the servers to check: do not also give a command (after `--` or in --config)",
+            ));
+        }
+        Some((path, cfg))
+    } else {
+        None
+    };
+    if configs.len() > 1 || !sources.is_empty() {
+        for (path, cfg) in configs {
+            sources.push(Source::Config {
+                label: path.display().to_string(),
+                cfg: Box::new(cfg),
+            });
+        }
+    } else {
+        sources.push(Source::Command(configs.pop().map(|(_, cfg)| Box::new(cfg))));
+    }
+    if !args.command.is_empty() && (sources.len() > 1 || !args.registry.is_empty()) {
+        return Err(Failure::usage(
+            "a command after `--` is one server: do not combine it with several --config, --mcp-config or --registry servers",
+        ));
+    }
+
+    let single = sources.len() == 1;
+    let mut merged: Option<Settings> = None;
+    let mut seen = std::collections::HashMap::new();
+    let mut config_scans = false;
+    for source in sources {
+        let (cfg, label, client) = match source {
+            Source::Command(cfg) => (cfg.map(|c| *c), None, None),
+            Source::Config { label, cfg } => (Some(*cfg), Some(label), None),
+            Source::Client { label, servers } => (
+                shared.as_ref().map(|(_, c)| c.clone()),
+                Some(label),
+                Some(servers),
+            ),
+        };
+        config_scans |= cfg.as_ref().is_some_and(|c| c.scan.is_some());
+        let one = resolve_source(
+            &args,
+            m,
+            &here,
+            cfg,
+            client
+                .as_ref()
+                .map(|c| (label.as_deref().unwrap_or_default(), c)),
+            single,
+        );
+        let mut one = one?;
+        if !single {
+            for t in &mut one.targets {
+                if t.name.is_empty() {
+                    t.name = label.clone().unwrap_or_default();
+                }
+            }
+            // Several sources: --server picks the servers of that name from all of them.
+            if let Some(wanted) = &args.server {
+                one.targets.retain(|t| &t.name == wanted);
+            }
+            for t in &one.targets {
+                *seen.entry(t.name.clone()).or_insert(0usize) += 1;
+            }
+        }
+        match &mut merged {
+            None => merged = Some(one),
+            Some(all) => {
+                all.targets.extend(one.targets);
+                all.notes.extend(one.notes);
+            }
+        }
+    }
+    let mut settings = merged.expect("at least one source");
+    if settings.targets.is_empty() {
+        let wanted = args.server.as_deref().unwrap_or_default();
+        return Err(Failure::usage(format!(
+            "--server {wanted:?} names no server of the given files: check the spelling"
+        )));
+    }
+    if !single {
+        // Names must tell servers apart in every report format.
+        let mut count = std::collections::HashMap::new();
+        for t in &mut settings.targets {
+            if seen.get(&t.name).copied().unwrap_or(0) > 1 {
+                let n = count.entry(t.name.clone()).or_insert(0usize);
+                *n += 1;
+                t.name = format!("{} #{n}", t.name);
+            }
+        }
+        if args.scan.is_none() && config_scans {
+            settings.scan = None;
+            settings.fail_on_static = args.fail_on_static;
+            settings.notes.push(
+                "config \"scan\" paths are ignored when several servers are checked: pass --scan <path> for one scan of the run".into(),
+            );
+        }
+    }
+    settings.jobs = jobs;
+    Ok(settings)
+}
+
+/// One source's servers, with that source's settings (profile ← config ← flags).
+fn resolve_source(
+    args: &RunArgs,
+    m: &ArgMatches,
+    here: &Path,
+    cfg: Option<FileConfig>,
+    client: Option<(&str, &McpServers)>,
+    single: bool,
+) -> Result<Settings, Failure> {
+    let here = here.to_path_buf();
+    let given = |id: &str| m.value_source(id) == Some(ValueSource::CommandLine);
+    let config_given = cfg.is_some();
+    let cfg: FileConfig = cfg.unwrap_or_default();
     let profile_name = if given("profile") {
         args.profile.clone()
     } else {
@@ -417,28 +582,24 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
 
     let mut notes = Vec::new();
     let mut targets = Vec::new();
-    if let Some(mcp_path) = &args.mcp_config {
+    if let Some((mcp_label, file)) = client {
         if !args.command.is_empty() || cfg.command.is_some() {
             return Err(Failure::usage(
                 "--mcp-config names the servers to check: do not also give a command (after `--` or in --config)",
             ));
         }
-        let file = config::load_mcp_servers(mcp_path, &here).map_err(Failure::usage)?;
         for (name, why) in &file.skipped {
-            notes.push(format!(
-                "{}: skipped server {name:?}: {why}",
-                mcp_path.display()
-            ));
+            notes.push(format!("{mcp_label}: skipped server {name:?}: {why}"));
         }
         let chosen: Vec<&McpServer> = match &args.server {
-            Some(wanted) => {
+            Some(wanted) if single => {
                 let found: Vec<&McpServer> =
                     file.servers.iter().filter(|s| &s.name == wanted).collect();
                 if found.is_empty() {
                     let names: Vec<&str> = file.servers.iter().map(|s| s.name.as_str()).collect();
                     return Err(Failure::usage(format!(
                         "--server {wanted:?} is not a stdio server of {}: choose one of {}",
-                        mcp_path.display(),
+                        mcp_label,
                         if names.is_empty() {
                             "(none)".to_string()
                         } else {
@@ -448,15 +609,16 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
                 }
                 found
             }
-            None => file.servers.iter().collect(),
+            _ => file.servers.iter().collect(),
         };
-        if chosen.is_empty() {
+        if chosen.is_empty() && !single {
+            notes.push(format!("{mcp_label}: no stdio server to check"));
+        } else if chosen.is_empty() {
             return Err(Failure::usage(format!(
-                "{} lists no stdio server to check",
-                mcp_path.display()
+                "{mcp_label} lists no stdio server to check"
             )));
         }
-        let check = chosen.len() == 1;
+        let check = single && chosen.len() == 1;
         for server in chosen {
             let mut env = server.env.clone();
             env.extend(cfg.env.iter().cloned());
@@ -481,7 +643,7 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
             )?);
         }
     } else {
-        if args.server.is_some() {
+        if args.server.is_some() && single {
             return Err(Failure::usage(
                 "--server selects a server of --mcp-config: pass --mcp-config <file> too",
             ));
@@ -501,7 +663,7 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
         let mut env = cfg.env.clone();
         env.extend(cli_env.iter().cloned());
         let cwd = cli_cwd.clone().or_else(|| cfg.cwd.clone());
-        let mut t = target("", &argv, cwd, env, &here, &knobs, true)?;
+        let mut t = target("", &argv, cwd, env, &here, &knobs, single)?;
         // Keep non-UTF-8 arguments exactly as given.
         if !args.command.is_empty() {
             t.spec.spawn.program = args.command[0].clone();
@@ -535,13 +697,13 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
     }
 
     let info = ConfigInfo {
-        enabled: args.config.is_some(),
-        path: args
-            .config
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default(),
-        resolved_path: if args.config.is_some() {
+        enabled: config_given,
+        path: if config_given {
+            cfg.path.display().to_string()
+        } else {
+            String::new()
+        },
+        resolved_path: if config_given {
             cfg.resolved_path.display().to_string()
         } else {
             String::new()
@@ -558,6 +720,11 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
             .map(|c| c.name.clone())
             .collect(),
     };
+    for t in &mut targets {
+        t.profile = profile;
+        t.config = info.clone();
+        t.adversarial_probes = adversarial.probes.clone();
+    }
     Ok(Settings {
         format,
         profile,
@@ -660,6 +827,9 @@ fn target(
         env_names: merged.iter().map(|(k, _)| k.clone()).collect(),
         env_values: merged.iter().map(|(_, v)| v.clone()).collect(),
         repeat: k.repeat,
+        profile: Profile::Custom,
+        config: ConfigInfo::default(),
+        adversarial_probes: Vec::new(),
     })
 }
 
