@@ -207,12 +207,42 @@ impl Redactor {
         self.secrets.is_empty()
     }
 
-    /// Replaces every known secret in `text`.
+    /// Replaces every known secret in `text`, and the start of a secret that a shortened excerpt
+    /// cut off (a prefix of at least [`MIN_SECRET_LEN`] bytes right before `...`, `…` or the
+    /// end of the text): excerpts are often shortened before they are scrubbed.
     pub fn scrub(&self, text: &str) -> String {
         let mut out = text.to_string();
         for s in &self.secrets {
             if out.contains(s.as_str()) {
                 out = out.replace(s.as_str(), REDACTED);
+            }
+        }
+        if self.secrets.is_empty() {
+            return out;
+        }
+        let mut cuts: Vec<usize> = out
+            .match_indices("...")
+            .chain(out.match_indices('…'))
+            .map(|(i, _)| i)
+            .collect();
+        cuts.push(out.len());
+        cuts.sort_unstable();
+        cuts.dedup();
+        // Right to left, so earlier positions stay valid after a replacement.
+        for &cut in cuts.iter().rev() {
+            let head = &out[..cut];
+            let longest = self
+                .secrets
+                .iter()
+                .filter_map(|s| {
+                    (MIN_SECRET_LEN..s.len())
+                        .rev()
+                        .filter(|&k| s.is_char_boundary(k))
+                        .find(|&k| head.ends_with(&s[..k]))
+                })
+                .max();
+            if let Some(k) = longest {
+                out.replace_range(cut - k..cut, REDACTED);
             }
         }
         out
@@ -244,6 +274,19 @@ fn url_credentials(value: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_secret_cut_short_by_an_excerpt_is_still_redacted() {
+        let mut r = Redactor::new();
+        r.add("cnry-argv-kv-9a8b7c");
+        assert_eq!(r.scrub("API_KEY=cnry-argv-..."), "API_KEY=<redacted>...");
+        assert_eq!(r.scrub("x cnry-argv-kv…; y"), "x <redacted>…; y");
+        assert_eq!(r.scrub("tail cnry-a"), "tail <redacted>");
+        // Too short to tell from ordinary text, and not at a cut: kept.
+        assert_eq!(r.scrub("cnr... cnry-argv later"), "cnr... cnry-argv later");
+        let once = r.scrub("a cnry-argv-kv-9a8b7c b cnry-arg...");
+        assert_eq!(r.scrub(&once), once, "idempotent");
+    }
 
     fn v(args: &[&str]) -> Vec<String> {
         args.iter().map(|s| s.to_string()).collect()

@@ -1,0 +1,105 @@
+//! Secret hygiene, end to end: a server that echoes every secret it was given (argv and env)
+//! into stderr, stdout pollution, serverInfo, tool metadata, error messages and notifications is
+//! checked in every output format at once; no byte of any canary may appear in any output, the
+//! guard's own stderr included.
+
+mod support;
+
+use serde_json::json;
+use std::path::PathBuf;
+use std::time::Duration;
+use support::*;
+
+/// Every canary shares this prefix, so a truncated or partly redacted secret is caught too.
+const PREFIX: &str = "cnry";
+
+const ENV_FLAG: &str = "cnry-env-flag-5f1e9a";
+const ENV_CONFIG: &str = "cnry-env-config-77b2c4";
+const ARGV: [&str; 5] = [
+    "--token",
+    "cnry-argv-token-0c3d1e",
+    "API_KEY=cnry-argv-kv-9a8b7c",
+    "https://deploy:cnry-url-pass-4d5e6f@example.invalid/mcp",
+    "--password=cnry-argv-eq-1a2b3c",
+];
+
+fn scratch() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("guard-secrets-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Every place a canary could leak: (what, text).
+fn outputs(format: &str, dir: &std::path::Path) -> Vec<(String, String)> {
+    let leaky = repo().join("tests/fixtures/servers/leaky.py");
+    let mut command = vec![json!("python3"), json!(leaky.display().to_string())];
+    command.extend(ARGV.iter().map(|a| json!(a)));
+    let config = dir.join("guard.json");
+    std::fs::write(
+        &config,
+        json!({"command": command, "env": {"CANARY_CFG": ENV_CONFIG}}).to_string(),
+    )
+    .unwrap();
+    let args: Vec<String> = [
+        "--config",
+        config.to_str().unwrap(),
+        "--env",
+        &format!("CANARY_FLAG={ENV_FLAG}"),
+        "--format",
+        format,
+        "--request",
+        "ping",
+        "--request",
+        "tools/call",
+        "--params",
+        r#"{"name": "x", "arguments": {}}"#,
+        "--adversarial-probes",
+        "invalid-method,malformed-json,debug-line",
+        "--unbuffered-rerun",
+        "--quiet-ms",
+        "300",
+        "--shutdown-grace",
+        "1000",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let r = guard(&args, &repo(), &[], &[], Duration::from_secs(180));
+    assert_eq!(
+        r.status,
+        Some(1),
+        "{format}: the leaky server fails: {}",
+        r.stderr
+    );
+    vec![
+        (format!("{format} stdout"), r.stdout),
+        (format!("{format} stderr"), r.stderr),
+    ]
+}
+
+#[test]
+fn no_canary_secret_reaches_any_output() {
+    let dir = scratch();
+    let mut all = Vec::new();
+    for format in ["text", "json"] {
+        all.extend(outputs(format, &dir));
+    }
+    // The run really saw the secrets: the server echoed them, so the report quotes its output.
+    let text = &all[0].1;
+    assert!(text.contains("<redacted>"), "nothing was redacted:\n{text}");
+    for (what, out) in &all {
+        assert!(
+            !out.is_empty() || what.ends_with("stderr"),
+            "{what} is empty"
+        );
+        if let Some(at) = out.find(PREFIX) {
+            let from = at.saturating_sub(120);
+            panic!(
+                "{what} leaks a canary secret: …{}…",
+                &out[from..(at + 60).min(out.len())]
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
