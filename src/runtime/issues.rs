@@ -25,15 +25,7 @@ impl IssueSink {
         let code = issue.code();
         let seen = self.issues.iter().filter(|i| i.code() == code).count();
         if seen >= self.per_code_cap {
-            if let Some(first) = self.issues.iter_mut().find(|i| i.code() == code) {
-                let more = first
-                    .fields
-                    .get("moreOccurrences")
-                    .and_then(|v| v.as_u64())
-                    .unwrap_or(0)
-                    + 1;
-                first.fields.insert("moreOccurrences".into(), more.into());
-            }
+            self.count_more(code);
             return;
         }
         self.issues.push(issue);
