@@ -141,6 +141,27 @@ impl Target {
                 }
             }
             run.stderr_tail = scrub_bytes(&run.stderr_tail, &redactor);
+            // Everything else the server chose: names, keys, versions, error messages.
+            let scrub_all = |items: &mut Vec<String>| {
+                for item in items.iter_mut() {
+                    *item = redactor.scrub(item);
+                }
+            };
+            if let Some(ts) = run.tool_schema.as_mut() {
+                scrub_all(&mut ts.tool_names);
+                scrub_all(&mut ts.duplicate_names);
+            }
+            for c in &mut run.capability_checks {
+                scrub_all(&mut c.item_ids);
+                if let Some((_, msg)) = c.error.as_mut() {
+                    *msg = redactor.scrub(msg);
+                }
+            }
+            scrub_all(&mut run.capability_keys);
+            scrub_all(&mut run.discover.supported_versions);
+            if let Some(p) = run.negotiated_protocol.as_mut() {
+                *p = redactor.scrub(p);
+            }
             if let Some(v) = run.initialize_result.as_mut() {
                 redactor.scrub_json(v);
             }
