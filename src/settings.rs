@@ -147,12 +147,16 @@ pub struct TargetSettings {
     pub env_values: Vec<String>,
     /// Fresh processes to run (`--repeat`).
     pub repeat: u32,
+    /// The `--mcp-config` file and the server's key in it (CI reports anchor findings there).
+    pub mcp_server: Option<(PathBuf, String)>,
 }
 
 /// A resolved invocation: one or more servers and how to report them.
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub format: Format,
+    /// Report files and the GitHub integration.
+    pub outputs: cli::Outputs,
     pub profile: Profile,
     pub targets: Vec<TargetSettings>,
     /// Servers checked at once.
@@ -258,8 +262,9 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
     } else if args.json || cfg.json.unwrap_or(profile.json()) {
         Format::Json
     } else {
-        Format::Text
+        cli::default_format(&args.report)
     };
+    let outputs = cli::resolve_outputs(&args.report, format, &here)?;
     let capability_probes = if given("capability_probes") {
         true
     } else if given("no_capability_probes") {
@@ -441,7 +446,7 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
             {
                 check_dir(c, &format!("server {:?} cwd {}", server.name, c.display()))?;
             }
-            targets.push(target(
+            let mut t = target(
                 &server.name,
                 &server.command,
                 cwd,
@@ -449,7 +454,9 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
                 &here,
                 &knobs,
                 check,
-            )?);
+            )?;
+            t.mcp_server = Some((here.join(mcp_path), server.name.clone()));
+            targets.push(t);
         }
     } else {
         if args.server.is_some() {
@@ -531,6 +538,7 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
     };
     Ok(Settings {
         format,
+        outputs,
         profile,
         targets,
         jobs: default_jobs(),
@@ -624,6 +632,7 @@ fn target(
         env_names: merged.iter().map(|(k, _)| k.clone()).collect(),
         env_values: merged.iter().map(|(_, v)| v.clone()).collect(),
         repeat: k.repeat,
+        mcp_server: None,
     })
 }
 
