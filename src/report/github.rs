@@ -15,6 +15,7 @@
 //! text stream [`fence`] stops command processing around the report with a one-time token; JSON and
 //! XML streams are [`defuse`]d by escapes that change no parsed value.
 
+use super::locate::AnchorKind;
 use super::{CiContext, Report, Target, junit::xml_safe, status};
 use crate::catalog::{Check, Severity};
 use crate::issue::{Issue, Location};
@@ -67,7 +68,10 @@ pub fn annotations(report: &Report, ctx: &CiContext) -> String {
         let command = ["error", "warning", "notice"][slot];
         let place = ctx.sources.place(index, issue);
         let mut props = Vec::new();
-        if place.file.in_root {
+        // The last-resort anchor (the program name) is not a file: the annotation then belongs
+        // to the job, not to a line.
+        let is_file = place.anchor != Some(AnchorKind::Command);
+        if place.file.in_root && is_file {
             props.push(format!("file={}", escape_property(&place.file.path)));
             props.push(format!("line={}", place.start_line));
             if let Some((col, end_line, end_col)) = place.span {

@@ -470,7 +470,7 @@ fn slash_path(path: &Path) -> String {
 }
 
 /// Percent-encodes everything but unreserved characters and `/` (RFC 3986).
-fn percent_encode(path: &str) -> String {
+pub fn percent_encode(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     for b in path.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
@@ -629,6 +629,69 @@ mod tests {
                 proptest::prop_assert!(c >= 1 && end_line >= place.start_line && end_c >= 1);
             }
         }
+    }
+
+    #[test]
+    fn anchors_follow_the_documented_order() {
+        let tmp = std::env::temp_dir().join(format!("mcp-guard-anchor-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(tmp.join("pkg")).unwrap();
+        let s = Sources {
+            root: tmp.clone(),
+            cwd: tmp.clone(),
+            ..Sources::default()
+        };
+        let ctx = |argv: &[&str]| super::super::Context {
+            argv: argv.iter().map(|a| a.to_string()).collect(),
+            cwd_resolved: tmp.clone(),
+            ..Default::default()
+        };
+        let anchor = |c: &super::super::Context| {
+            let a = s.anchor(c);
+            (a.kind, a.file.path, a.line)
+        };
+        let uvx = ctx(&["uvx", "mcp-server-x"]);
+        assert_eq!(anchor(&uvx), (AnchorKind::Command, "uvx".into(), 1));
+        std::fs::write(tmp.join("README.md"), "# x\n").unwrap();
+        assert_eq!(anchor(&uvx).0, AnchorKind::Readme);
+        std::fs::write(tmp.join("pyproject.toml"), "[project]\n").unwrap();
+        assert_eq!(
+            anchor(&uvx),
+            (AnchorKind::Manifest, "pyproject.toml".into(), 1)
+        );
+        std::fs::write(tmp.join("pkg/server.py"), "print()\n").unwrap();
+        let module = ctx(&["python3", "-m", "pkg.server"]);
+        assert_eq!(
+            anchor(&module),
+            (AnchorKind::EntryScript, "pkg/server.py".into(), 1)
+        );
+        // A config file that defines the command wins, at the line of "command".
+        std::fs::write(
+            tmp.join("guard.json"),
+            "{\n  \"command\": [\"python3\"]\n}\n",
+        )
+        .unwrap();
+        let mut configured = module.clone();
+        configured.config.enabled = true;
+        configured.config.resolved_path = tmp.join("guard.json").display().to_string();
+        assert_eq!(
+            anchor(&configured).0,
+            AnchorKind::EntryScript,
+            "the command came from argv"
+        );
+        configured.config.command = true;
+        assert_eq!(
+            anchor(&configured),
+            (AnchorKind::ConfigFile, "guard.json".into(), 2)
+        );
+        // An mcpServers entry wins over everything, at its key.
+        std::fs::write(tmp.join("mcp.json"), "{\"mcpServers\": {\n \"a\": {}}}\n").unwrap();
+        configured.mcp_server = Some((tmp.join("mcp.json"), "a".into()));
+        assert_eq!(
+            anchor(&configured),
+            (AnchorKind::McpConfig, "mcp.json".into(), 2)
+        );
+        let _ = std::fs::remove_dir_all(&tmp);
     }
 
     #[test]

@@ -96,13 +96,10 @@ fn run(
         .information_uri(crate::REPOSITORY_URL)
         .rules(rules.iter().map(|r| descriptor(r)).collect::<Vec<_>>())
         .build();
+    let root = ctx.sources.root.to_string_lossy();
     let root_uri = format!(
         "file://{}/",
-        ctx.sources
-            .root
-            .to_string_lossy()
-            .trim_end_matches('/')
-            .replace(' ', "%20")
+        super::locate::percent_encode(root.trim_end_matches('/'))
     );
     let mut bases = BTreeMap::new();
     bases.insert(
