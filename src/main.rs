@@ -1,7 +1,8 @@
 //! The binary: parse arguments → run → render → exit code. The only place that writes stdout and
 //! report files. A closed stdout pipe (e.g. `| head`) ends the program quietly with the run's
-//! exit code. Report files are written to a temporary file in the same folder, then renamed, so
-//! no half-written report is ever left behind.
+//! exit code. Report files are written only after the run, each to a temporary file in the same
+//! folder, then renamed: a reader never sees half a report, and a run that fails or is
+//! interrupted writes none.
 
 use mcp_stdio_guard::cli::{self, Command, Format, Outputs, ScanSettings, Settings};
 use mcp_stdio_guard::exit::{Exit, Failure};
@@ -11,11 +12,7 @@ use mcp_stdio_guard::report::{self, CiContext, Invocation, Report, ScanSection};
 use mcp_stdio_guard::{catalog, runtime};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::SystemTime;
-
-/// Temporary report files being written, removed if a signal ends the guard meanwhile.
-static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 fn main() {
     let exit = match real_main() {
@@ -202,15 +199,9 @@ fn write_file(path: &Path, text: &str) -> Result<(), Failure> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "report".into());
     let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    if let Ok(mut pending) = PENDING.lock() {
-        pending.push(tmp.clone());
-    }
     let result = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
-    }
-    if let Ok(mut pending) = PENDING.lock() {
-        pending.retain(|p| p != &tmp);
     }
     result.map_err(|e| {
         Failure::internal(format!(
@@ -272,11 +263,6 @@ async fn exit_on_signal() {
         _ = hup.recv() => 1,
     };
     runtime::process::kill_live_runs();
-    if let Ok(pending) = PENDING.lock() {
-        for tmp in pending.iter() {
-            let _ = std::fs::remove_file(tmp);
-        }
-    }
     let _ = writeln!(
         std::io::stderr(),
         "mcp-stdio-guard: interrupted by signal {number}; the server under test was killed"

@@ -302,6 +302,8 @@ fn junit_matches_json(junit: &Value, json: &Value, scan_findings: Option<&[Value
 fn normalize_sarif(text: &str) -> String {
     let mut v: Value = serde_json::from_str(text).unwrap();
     for run in v["runs"].as_array_mut().unwrap() {
+        // The checkout's absolute path, percent-encoded.
+        run["originalUriBaseIds"]["%SRCROOT%"]["uri"] = Value::from("file://<repo>/");
         for rule in run["tool"]["driver"]["rules"].as_array_mut().unwrap() {
             *rule = serde_json::json!({
                 "id": rule["id"],
