@@ -458,6 +458,9 @@ pub fn normalize(path: &Path) -> PathBuf {
 }
 
 fn slash_path(path: &Path) -> String {
+    if path.has_root() && path.components().all(|c| matches!(c, Component::RootDir)) {
+        return "/".into();
+    }
     path.components()
         .filter_map(|c| match c {
             Component::RootDir => Some(String::new()),
