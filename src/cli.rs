@@ -4,6 +4,7 @@
 
 use crate::exit::Failure;
 use crate::protocol;
+pub use crate::report::outputs::{Outputs, default_format, github_actions, resolve_outputs};
 use crate::runtime::probes::requests::OperationSpec;
 use crate::scan::ScanOptions;
 pub use crate::settings::Settings;
@@ -221,94 +222,6 @@ pub enum Format {
     /// The human report, then GitHub workflow-command annotations (the default when
     /// GITHUB_ACTIONS=true).
     Github,
-}
-
-/// Where the reports go besides the main stream.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Outputs {
-    /// Report files, as absolute paths (validated: their folders exist and are writable).
-    pub sarif: Option<PathBuf>,
-    pub junit: Option<PathBuf>,
-    pub json: Option<PathBuf>,
-    /// GitHub annotations and the step summary: `--format github`, or GITHUB_ACTIONS=true
-    /// without `--no-github`.
-    pub github: bool,
-    /// Running inside GitHub Actions (GITHUB_ACTIONS=true): the main stream is protected from
-    /// workflow commands a server could smuggle into it.
-    pub on_actions: bool,
-}
-
-/// True inside a GitHub Actions step.
-pub fn github_actions() -> bool {
-    std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true")
-}
-
-/// The main-stream format when none was chosen: `github` inside GitHub Actions, else text.
-pub fn default_format(args: &ReportArgs) -> Format {
-    if github_actions() && !args.no_github {
-        Format::Github
-    } else {
-        Format::Text
-    }
-}
-
-/// Validates the report files (each folder exists and is writable, no file named twice) and
-/// decides the GitHub integration, before anything runs.
-pub fn resolve_outputs(args: &ReportArgs, format: Format, here: &Path) -> Result<Outputs, Failure> {
-    let mut seen: Vec<(PathBuf, &str)> = Vec::new();
-    let mut check =
-        |flag: &'static str, path: &Option<PathBuf>| -> Result<Option<PathBuf>, Failure> {
-            let Some(path) = path else {
-                return Ok(None);
-            };
-            let full = crate::report::locate::normalize(&here.join(path));
-            let shown = path.display();
-            if path.as_os_str().is_empty() || full.is_dir() {
-                return Err(Failure::usage(format!(
-                    "{flag} {shown:?} is a folder, not a file: give a file name, e.g. {flag} {}",
-                    example_name(flag)
-                )));
-            }
-            let dir = full.parent().unwrap_or(here);
-            if !dir.is_dir() {
-                return Err(Failure::usage(format!(
-                    "{flag} {shown}: the folder {} does not exist; create it first",
-                    dir.display()
-                )));
-            }
-            if let Err(e) = nix::unistd::access(dir, nix::unistd::AccessFlags::W_OK) {
-                return Err(Failure::usage(format!(
-                    "{flag} {shown}: cannot write in {} ({e}); choose a writable folder",
-                    dir.display()
-                )));
-            }
-            if let Some((_, other)) = seen.iter().find(|(p, _)| *p == full) {
-                return Err(Failure::usage(format!(
-                    "{flag} {shown} is also given to {other}: give each report its own file"
-                )));
-            }
-            seen.push((full.clone(), flag));
-            Ok(Some(full))
-        };
-    let sarif = check("--sarif", &args.sarif)?;
-    let junit = check("--junit", &args.junit)?;
-    let json = check("--json-file", &args.json_file)?;
-    let on_actions = github_actions();
-    Ok(Outputs {
-        sarif,
-        junit,
-        json,
-        github: format == Format::Github || (on_actions && !args.no_github),
-        on_actions,
-    })
-}
-
-fn example_name(flag: &str) -> &'static str {
-    match flag {
-        "--sarif" => "results.sarif",
-        "--junit" => "junit.xml",
-        _ => "report.json",
-    }
 }
 
 /// What `main` should do.
@@ -560,49 +473,6 @@ mod tests {
         assert_eq!(t.repeat, 1);
         // Text, or `github` when these tests run inside GitHub Actions.
         assert_eq!(s.format, default_format(&ReportArgs::default()));
-    }
-
-    #[test]
-    fn report_files_are_checked_before_anything_runs() {
-        let s = run(&[
-            "--format",
-            "sarif",
-            "--sarif",
-            "/tmp/x.sarif",
-            "--junit",
-            "j.xml",
-            "--",
-            "sh",
-        ])
-        .unwrap();
-        assert_eq!(s.format, Format::Sarif);
-        assert_eq!(s.outputs.sarif.as_deref(), Some(Path::new("/tmp/x.sarif")));
-        assert!(s.outputs.junit.as_ref().unwrap().is_absolute());
-        assert_eq!(s.outputs.json, None);
-        assert!(
-            usage_error(&["--sarif", "/nonexistent-dir-xyz/a.sarif", "--", "sh"])
-                .contains("does not exist")
-        );
-        assert!(usage_error(&["--junit", "/", "--", "sh"]).contains("is a folder"));
-        assert!(
-            usage_error(&["--sarif", "a.out", "--json-file", "./a.out", "--", "sh"])
-                .contains("its own file")
-        );
-        assert!(usage_error(&["--format", "xml", "--", "sh"]).contains("xml"));
-        match parse([
-            "mcp-stdio-guard",
-            "scan",
-            "--format",
-            "junit",
-            "--sarif",
-            "/tmp/s.sarif",
-        ]) {
-            Ok(Command::Scan(scan)) => {
-                assert_eq!(scan.format, Format::Junit);
-                assert!(scan.outputs.sarif.is_some());
-            }
-            other => panic!("{other:?}"),
-        }
     }
 
     #[test]

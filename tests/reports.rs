@@ -787,6 +787,8 @@ fn bad_output_paths_fail_before_anything_runs() {
         ("--sarif", "/nonexistent-dir-xyz/r.sarif", "does not exist"),
         ("--junit", existing_dir.as_str(), "is a folder"),
         ("--json-file", "tests", "is a folder"),
+        ("--sarif", "Cargo.toml/r.sarif", "is a file, not a folder"),
+        ("--junit", "/proc/r.xml", "cannot create a file in /proc"),
     ] {
         for scan in [false, true] {
             let mut args = vec![flag.to_string(), path.to_string()];
@@ -823,6 +825,108 @@ fn bad_output_paths_fail_before_anything_runs() {
     assert!(
         !marker.exists(),
         "the server was spawned despite a bad output path"
+    );
+}
+
+/// A named pipe (as `/dev/stdout` is) gets the report written into it and stays a pipe; a
+/// symlink stays a link and the file it names gets the report. (A pipe in a scratch folder, not
+/// `/dev/stdout` itself: a regression here must not replace a device node of the machine.)
+#[test]
+fn pipes_are_written_in_place_and_links_followed() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = scratch("special");
+    let fifo = dir.join("sarif.pipe");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    let target = dir.join("junit-target.xml");
+    std::fs::write(&target, "old").unwrap();
+    let link = dir.join("junit.xml");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    // The reader opens the pipe first and reads until the guard closes it.
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let run = run_guard(
+        &s(&[
+            "scan",
+            "examples/noisy-server",
+            "--sarif",
+            &fifo.display().to_string(),
+            "--junit",
+            &link.display().to_string(),
+        ]),
+        &repo(),
+        &[],
+    );
+    assert_eq!(run.status, Some(1), "{}", run.stderr);
+    let piped = reader.join().unwrap();
+    let sarif: Value = serde_json::from_str(&piped).expect("the whole SARIF went through the pipe");
+    assert_eq!(sarif["version"], "2.1.0");
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        std::fs::read_to_string(&target)
+            .unwrap()
+            .contains("<testsuites")
+    );
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        ["junit-target.xml", "junit.xml", "sarif.pipe"],
+        "no temporary file left"
+    );
+}
+
+/// The scan works files in parallel: its reports must still come out in one order, run after
+/// run (only the invocation times differ).
+#[test]
+fn reports_are_deterministic() {
+    let dir = scratch("deterministic");
+    let mut outputs = Vec::new();
+    for n in 0..3 {
+        let sarif = dir.join(format!("{n}.sarif"));
+        let junit = dir.join(format!("{n}.xml"));
+        let run = run_guard(
+            &s(&[
+                "scan",
+                "tests/fixtures/scan",
+                "--format",
+                "github",
+                "--sarif",
+                &sarif.display().to_string(),
+                "--junit",
+                &junit.display().to_string(),
+            ]),
+            &repo(),
+            &[],
+        );
+        assert_eq!(run.status, Some(1), "{}", run.stderr);
+        let sarif = std::fs::read_to_string(&sarif).unwrap();
+        assert!(sarif.matches("\"ruleId\"").count() > 20);
+        let stdout: String = run
+            .stdout
+            .lines()
+            .filter(|l| !l.starts_with("FAIL static scan"))
+            .collect();
+        outputs.push((
+            normalize_sarif(&sarif),
+            normalize_junit(&std::fs::read_to_string(&junit).unwrap()),
+            stdout,
+        ));
+    }
+    assert!(
+        outputs.windows(2).all(|w| w[0] == w[1]),
+        "reports differ between runs"
     );
 }
 

@@ -11,6 +11,7 @@ pub mod json;
 pub mod junit;
 pub mod linehash;
 pub mod locate;
+pub mod outputs;
 pub mod sarif;
 pub mod status;
 pub mod text;
