@@ -396,12 +396,14 @@ fn findings_blocks(blocks: &mut Vec<String>, issues: &[&Issue]) {
             code(i.code()),
             md(&i.message)
         );
-        let _ = writeln!(
-            b,
-            "  - fix: {} ([docs]({}))",
-            md(&i.help),
-            i.rule.docs_url()
-        );
+        // The catalogue's own fix is Markdown written for docs/rules.md (code spans render);
+        // a finding's own help may quote the server, so it is escaped.
+        let fix = if i.help == i.rule.fix {
+            i.help.replace(['\n', '\r'], " ")
+        } else {
+            md(&i.help)
+        };
+        let _ = writeln!(b, "  - fix: {fix} ([docs]({}))", i.rule.docs_url());
         blocks.push(b);
     }
     if issues.len() > SUMMARY_FINDINGS {
