@@ -756,6 +756,19 @@ fn secrets_never_appear_in_any_format() {
         }
     }
     seen.push_str(&std::fs::read_to_string(&summary).unwrap());
+    // Every SARIF and JUnit file these runs wrote is valid too (the redaction breaks nothing).
+    let v = validators();
+    let formats = ["github", "json", "sarif", "junit", "text"];
+    let sarifs: Vec<PathBuf> = formats
+        .iter()
+        .map(|f| dir.join(format!("{f}.sarif")))
+        .collect();
+    validate_sarif(&sarifs, &v);
+    let junits: Vec<PathBuf> = formats
+        .iter()
+        .map(|f| dir.join(format!("{f}.xml")))
+        .collect();
+    parse_junit(&junits, &v);
     for secret in secrets {
         assert!(
             !seen.contains(secret),
@@ -862,6 +875,12 @@ fn pipes_are_written_in_place_and_links_followed() {
     let piped = reader.join().unwrap();
     let sarif: Value = serde_json::from_str(&piped).expect("the whole SARIF went through the pipe");
     assert_eq!(sarif["version"], "2.1.0");
+    let copy = dir.join("piped.sarif");
+    std::fs::write(&copy, &piped).unwrap();
+    let v = validators();
+    validate_sarif(std::slice::from_ref(&copy), &v);
+    parse_junit(std::slice::from_ref(&target), &v);
+    std::fs::remove_file(&copy).unwrap();
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
     assert!(
         std::fs::symlink_metadata(&link)
@@ -928,6 +947,10 @@ fn reports_are_deterministic() {
         outputs.windows(2).all(|w| w[0] == w[1]),
         "reports differ between runs"
     );
+    // The same report as the others: validated once.
+    let v = validators();
+    validate_sarif(&[dir.join("0.sarif")], &v);
+    parse_junit(&[dir.join("0.xml")], &v);
 }
 
 #[test]
