@@ -5,6 +5,7 @@
 //! Redaction happens once, when the report is built: every message, evidence string, stderr tail
 //! and recorded result is scrubbed of secret values before any renderer sees it.
 
+pub mod ci;
 pub mod explain;
 pub mod github;
 pub mod json;
@@ -16,7 +17,9 @@ pub mod sarif;
 pub mod status;
 pub mod text;
 
-use crate::catalog::{Check, Rule, Severity};
+pub use ci::{CiContext, Invocation, utc_timestamp};
+
+use crate::catalog::{Rule, Severity};
 use crate::exit::Exit;
 use crate::fingerprint::{PackageInfo, RuntimeVersion};
 use crate::issue::Issue;
@@ -24,9 +27,7 @@ use crate::redact::{self, Redactor};
 use crate::runtime::checks::drift::{self, Drift};
 use crate::runtime::record::RunRecord;
 use crate::settings::ConfigInfo;
-use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::time::SystemTime;
 
 /// What was run, as reports show it (already redacted).
 #[derive(Debug, Clone, Default)]
@@ -113,13 +114,6 @@ impl ScanSection {
             rules: Vec::new(),
         }
     }
-
-    /// The rules this scan applied, in catalogue order.
-    pub fn rules_applied(&self) -> Vec<&'static Rule> {
-        crate::scan::rules()
-            .filter(|r| self.rules.is_empty() || self.rules.contains(r))
-            .collect()
-    }
 }
 
 impl Report {
@@ -146,19 +140,6 @@ impl Report {
 }
 
 impl Target {
-    /// The checks that ran in any run of this target (the others did not apply).
-    pub fn checks_ran(&self) -> BTreeSet<Check> {
-        let mut ran: BTreeSet<Check> = self
-            .runs
-            .iter()
-            .flat_map(|r| r.checks_ran.iter().copied())
-            .collect();
-        if self.drift.is_some() {
-            ran.insert(Check::Repeat);
-        }
-        ran
-    }
-
     /// Builds a target from its runs, redacting everything that could carry a secret.
     pub fn new(mut context: Context, mut runs: Vec<RunRecord>, secrets: &Redactor) -> Target {
         let mut redactor = secrets.clone();
@@ -235,47 +216,6 @@ impl Target {
             drift,
         }
     }
-}
-
-/// One invocation of the guard, as CI reports record it.
-#[derive(Debug, Clone, Copy)]
-pub struct Invocation {
-    pub start: SystemTime,
-    pub end: SystemTime,
-    /// The exit code this invocation ends with.
-    pub exit: Exit,
-}
-
-/// What the CI renderers (SARIF, JUnit, GitHub) need beyond the report: where files are (looked
-/// up once by [`locate::Sources::gather`]) and the invocation's timing and exit code.
-#[derive(Debug, Clone)]
-pub struct CiContext {
-    pub sources: locate::Sources,
-    pub invocation: Invocation,
-}
-
-/// UTC time as RFC 3339 with milliseconds (`2026-01-31T12:00:00.000Z`), without a time crate.
-pub fn utc_timestamp(t: SystemTime) -> String {
-    let d = t.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
-    let secs = d.as_secs();
-    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        d.subsec_millis()
-    )
 }
 
 fn scrub_issue(issue: &mut Issue, r: &Redactor) {
