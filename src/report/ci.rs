@@ -74,6 +74,23 @@ impl ScanSection {
     }
 }
 
+/// Why a check of a server was skipped (JUnit `skipped` messages, the step summary).
+pub fn skip_reason(check: Check) -> &'static str {
+    match check {
+        Check::Initialize => "the server was not started, so no handshake was attempted",
+        Check::Stdout | Check::JsonRpc => "the server was not started, so no stdout was read",
+        Check::Operation => "no --request, config request or safe tool call was given",
+        Check::Capabilities => "no capability was advertised and probed (or probes were off)",
+        Check::ToolSchema => "no tools list was received",
+        Check::Adversarial => "no adversarial probe was selected",
+        Check::Effects => "no effects were configured for the no-effect proof",
+        Check::Process => "the process was not run",
+        Check::PythonBuffering => "no stdio buffering problem was observable in this run",
+        Check::StaticScan => "no static scan ran",
+        Check::Repeat => "one run only (use --repeat N to compare fresh runs)",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

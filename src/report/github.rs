@@ -322,21 +322,22 @@ fn target_blocks(blocks: &mut Vec<String>, t: &Target) {
     if command != t.name {
         let _ = writeln!(b, "Command: {}\n", code(&command));
     }
-    let _ = writeln!(b, "| check | status | codes |\n| --- | --- | --- |");
+    let _ = writeln!(
+        b,
+        "| check | status | codes, or why skipped |\n| --- | --- | --- |"
+    );
     let ran = t.checks_ran();
     for check in Check::ALL {
         if check == Check::StaticScan {
             continue;
         }
         let (st, codes) = status::of_check(check, &t.issues, &ran);
-        let codes: Vec<String> = codes.iter().map(|c| code(c)).collect();
-        let _ = writeln!(
-            b,
-            "| {} | {} | {} |",
-            md(check.title()),
-            icon(st),
-            codes.join(" ")
-        );
+        let detail = if st == status::Status::Skipped {
+            md(super::ci::skip_reason(check))
+        } else {
+            codes.iter().map(|c| code(c)).collect::<Vec<_>>().join(" ")
+        };
+        let _ = writeln!(b, "| {} | {} | {detail} |", md(check.title()), icon(st));
     }
     b.push('\n');
     let offending = t

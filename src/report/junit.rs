@@ -64,7 +64,7 @@ fn target_suite(t: &Target) -> TestSuite {
         let mut case = match st {
             status::Status::Skipped => {
                 let mut s = TestCaseStatus::skipped();
-                s.set_message(skip_reason(check));
+                s.set_message(super::ci::skip_reason(check));
                 TestCase::new(check.as_str(), s)
             }
             status::Status::Fail => TestCase::new(check.as_str(), failure(&mine)),
@@ -177,22 +177,6 @@ fn listing(issues: &[&Issue]) -> String {
         let _ = writeln!(out, "  docs: {}", i.rule.docs_url());
     }
     xml_safe(out.as_bytes())
-}
-
-fn skip_reason(check: Check) -> &'static str {
-    match check {
-        Check::Initialize => "the server was not started, so no handshake was attempted",
-        Check::Stdout | Check::JsonRpc => "the server was not started, so no stdout was read",
-        Check::Operation => "no --request, config request or safe tool call was given",
-        Check::Capabilities => "no capability was advertised and probed (or probes were off)",
-        Check::ToolSchema => "no tools list was received",
-        Check::Adversarial => "no adversarial probe was selected",
-        Check::Effects => "no effects were configured for the no-effect proof",
-        Check::Process => "the process was not run",
-        Check::PythonBuffering => "no stdio buffering problem was observable in this run",
-        Check::StaticScan => "no static scan ran",
-        Check::Repeat => "one run only (use --repeat N to compare fresh runs)",
-    }
 }
 
 fn stderr_tail(tail: &[u8]) -> String {
