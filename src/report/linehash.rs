@@ -217,6 +217,23 @@ mod tests {
     }
 
     #[test]
+    fn a_program_hashes_line_by_line() {
+        check(
+            "x = 2\nx = 1\nprint(x)\nx = 3\nprint(x)\nx = 4\nprint(x)\n",
+            &[
+                "e54938cc54b302f1:1",
+                "bb609acbe9138d60:1",
+                "1131fd5871777f34:1",
+                "5c482a0f8b35ea28:1",
+                "54517377da7028d2:1",
+                "2c644846cb18d53e:1",
+                "f1b89f20de0d133:1",
+                "c129715d7a2bc9a3:1",
+            ],
+        );
+    }
+
+    #[test]
     fn one_line_is_looked_up_by_number() {
         assert_eq!(
             line_hash(b" a\nb\n", 2).as_deref(),
