@@ -43,24 +43,37 @@ pub fn deliver(
         sources,
         invocation: Invocation { start, end, exit },
     };
+    // A report file that cannot be written (a full disk) does not cost the others or the main
+    // stream: every output is delivered, then the first failure is the exit code.
+    let mut failed: Option<Failure> = None;
+    let mut keep = |result: Result<(), Failure>| {
+        if let Err(e) = result {
+            failed.get_or_insert(e);
+        }
+    };
     if let Some(path) = &outputs.json {
-        write_file(path, &report::json::render(report), outputs, Syntax::Json)?;
+        keep(write_file(
+            path,
+            &report::json::render(report),
+            outputs,
+            Syntax::Json,
+        ));
     }
     if let Some(path) = &outputs.sarif {
-        write_file(
+        keep(write_file(
             path,
             &report::sarif::render(report, &ci),
             outputs,
             Syntax::Json,
-        )?;
+        ));
     }
     if let Some(path) = &outputs.junit {
-        write_file(
+        keep(write_file(
             path,
             &report::junit::render(report, &ci),
             outputs,
             Syntax::Xml,
-        )?;
+        ));
     }
     let annotations = if outputs.github {
         github::annotations(report, &ci)
@@ -92,7 +105,10 @@ pub fn deliver(
     {
         append_summary(Path::new(&path), report, &ci);
     }
-    Ok(exit)
+    match failed {
+        Some(failure) => Err(failure),
+        None => Ok(exit),
+    }
 }
 
 fn defused(text: String, outputs: &Outputs, syntax: Syntax) -> String {

@@ -953,6 +953,36 @@ fn reports_are_deterministic() {
     parse_junit(&[dir.join("0.xml")], &v);
 }
 
+/// A report file that cannot be written after the run (a full disk: `/dev/full`) is a one-line
+/// internal error, exit 3, and costs neither the other files nor the main stream.
+#[test]
+fn a_failed_report_write_keeps_the_other_outputs() {
+    let dir = scratch("full");
+    let junit = dir.join("r.xml");
+    let run = run_guard(
+        &s(&[
+            "scan",
+            "examples/noisy-server",
+            "--sarif",
+            "/dev/full",
+            "--junit",
+            &junit.display().to_string(),
+        ]),
+        &repo(),
+        &[],
+    );
+    assert_eq!(run.status, Some(3), "{}", run.stderr);
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("cannot write the report file /dev/full"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.contains("FAIL static scan"), "{}", run.stdout);
+    parse_junit(&[junit], &validators());
+}
+
 #[test]
 fn an_interrupted_run_leaves_no_report_file() {
     let dir = scratch("interrupted");
