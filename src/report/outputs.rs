@@ -53,7 +53,7 @@ pub enum Destination {
     /// A regular file (new or existing, symlinks followed): a temporary file in this folder,
     /// then a rename onto the path.
     Replace(PathBuf),
-    /// An existing device, pipe or socket (`/dev/stdout`, a FIFO): opened and written in place.
+    /// An existing device, pipe or socket (`/dev/null`, a FIFO): opened and written in place.
     /// Renaming over it would swap the device node for a regular file.
     InPlace(PathBuf),
 }
@@ -99,14 +99,17 @@ pub fn resolve_outputs(args: &ReportArgs, format: Format, here: &Path) -> Result
             };
             let full = super::locate::normalize(&here.join(path));
             check_writable(flag, path, &full, here)?;
-            let same = std::fs::canonicalize(&full).unwrap_or_else(|_| full.clone());
-            if let Some((_, other)) = seen.iter().find(|(p, _)| *p == same) {
-                return Err(Failure::usage(format!(
-                    "{flag} {} is also given to {other}: give each report its own file",
-                    path.display()
-                )));
+            // Two reports renamed onto one file would lose the first; streams and devices
+            // (`/dev/stdout` and `/dev/stderr` on one terminal, `/dev/null`) take both.
+            if let Destination::Replace(same) = destination(&full) {
+                if let Some((_, other)) = seen.iter().find(|(p, _)| *p == same) {
+                    return Err(Failure::usage(format!(
+                        "{flag} {} is also given to {other}: give each report its own file",
+                        path.display()
+                    )));
+                }
+                seen.push((same, flag));
             }
-            seen.push((same, flag));
             Ok(Some(full))
         };
     let sarif = check("--sarif", &args.sarif)?;
@@ -246,6 +249,10 @@ mod tests {
         let o =
             resolve_outputs(&args("/dev/null", Some("link.sarif")), Format::Text, &dir).unwrap();
         assert_eq!(o.sarif.as_deref(), Some(Path::new("/dev/null")));
+        // Streams and devices may take several reports (stdout and stderr may be one terminal).
+        for (a, b) in [("/dev/stdout", "/dev/stderr"), ("/dev/null", "/dev/null")] {
+            assert!(resolve_outputs(&args(a, Some(b)), Format::Text, &dir).is_ok());
+        }
         // The link and the file it names are the same report file.
         let twice = error(&ReportArgs {
             sarif: Some(file.clone()),
