@@ -4,6 +4,7 @@
 
 use crate::exit::Failure;
 use crate::protocol;
+pub use crate::report::outputs::{Outputs, default_format, github_actions, resolve_outputs};
 use crate::runtime::probes::requests::OperationSpec;
 use crate::scan::ScanOptions;
 pub use crate::settings::Settings;
@@ -90,6 +91,26 @@ pub struct ScanArgs {
     /// Skip files larger than this many bytes (with a note).
     #[arg(long, value_name = "BYTES", default_value_t = crate::scan::DEFAULT_MAX_FILE_SIZE)]
     pub max_file_size: u64,
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+/// Report files and the GitHub integration, shared by a run and `scan`: one invocation writes
+/// every file it is given while the terminal still gets the main stream.
+#[derive(Args, Debug, Default, Clone)]
+pub struct ReportArgs {
+    /// Also write a SARIF 2.1.0 report (GitHub code scanning) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
+    /// Also write a JUnit XML report (CI test tabs) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Also write the JSON report to this file.
+    #[arg(long = "json-file", value_name = "FILE")]
+    pub json_file: Option<PathBuf>,
+    /// No GitHub annotations or step summary, even when GITHUB_ACTIONS=true.
+    #[arg(long)]
+    pub no_github: bool,
 }
 
 #[derive(Args, Debug, Default)]
@@ -202,15 +223,27 @@ pub struct RunArgs {
     /// Make --scan findings errors that fail the run.
     #[arg(long)]
     pub fail_on_static: bool,
+    #[command(flatten)]
+    pub report: ReportArgs,
     /// The server command and its arguments, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
 }
 
+/// The format of the main stream (stdout).
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    /// The human report.
     Text,
+    /// The JSON report (the reference tool's contract).
     Json,
+    /// SARIF 2.1.0.
+    Sarif,
+    /// JUnit XML.
+    Junit,
+    /// The human report, then GitHub workflow-command annotations (the default when
+    /// GITHUB_ACTIONS=true).
+    Github,
 }
 
 /// What `main` should do.
@@ -227,6 +260,7 @@ pub enum Command {
 #[derive(Debug, Clone)]
 pub struct ScanSettings {
     pub format: Format,
+    pub outputs: Outputs,
     pub options: ScanOptions,
     /// Findings fail the run (`scan` always; runtime mode with `--fail-on-static`).
     pub fail_on_findings: bool,
@@ -284,7 +318,7 @@ fn one_line(err: &clap::Error) -> String {
 fn resolve_scan(args: ScanArgs) -> Result<ScanSettings, Failure> {
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::usage(format!("cannot read the current directory: {e}")))?;
-    let mut options = ScanOptions::new(args.paths, cwd);
+    let mut options = ScanOptions::new(args.paths, cwd.clone());
     options.include_vendored = args.include_vendored;
     options.force_exclude = args.force_exclude;
     options.max_file_size = args.max_file_size;
@@ -293,10 +327,12 @@ fn resolve_scan(args: ScanArgs) -> Result<ScanSettings, Failure> {
     let format = if args.json {
         Format::Json
     } else {
-        args.format.unwrap_or(Format::Text)
+        args.format.unwrap_or_else(|| default_format(&args.report))
     };
+    let outputs = resolve_outputs(&args.report, format, &cwd)?;
     Ok(ScanSettings {
         format,
+        outputs,
         options,
         fail_on_findings: true,
     })
@@ -457,7 +493,8 @@ mod tests {
         );
         assert!(t.spec.probes.capabilities && t.spec.probes.discover);
         assert_eq!(t.repeat, 1);
-        assert_eq!(s.format, Format::Text);
+        // Text, or `github` when these tests run inside GitHub Actions.
+        assert_eq!(s.format, default_format(&ReportArgs::default()));
     }
 
     #[test]

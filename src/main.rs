@@ -1,11 +1,16 @@
-//! The binary: parse arguments → run → render → exit code. The only place that writes stdout.
-//! A closed stdout pipe (e.g. `| head`) ends the program quietly with the run's exit code.
+//! The binary: parse arguments → run → render → exit code. The only place that writes stdout
+//! and report files (with `deliver.rs`). A closed stdout pipe (e.g. `| head`) ends the program
+//! quietly with the run's exit code.
 
-use mcp_stdio_guard::cli::{self, Command, Format, ScanSettings, Settings};
+mod deliver;
+
+use deliver::deliver;
+use mcp_stdio_guard::cli::{self, Command, Outputs, ScanSettings, Settings};
 use mcp_stdio_guard::exit::{Exit, Failure};
 use mcp_stdio_guard::report::{self, Report, ScanSection};
 use mcp_stdio_guard::{catalog, runtime};
 use std::io::Write;
+use std::time::SystemTime;
 
 fn main() {
     let exit = match real_main() {
@@ -43,12 +48,12 @@ fn real_main() -> Result<Exit, Failure> {
         },
         Command::Run(settings) => run(*settings),
         Command::Scan(settings) => {
+            let start = SystemTime::now();
             let report = Report {
                 targets: Vec::new(),
                 scan: Some(scan(&settings)?),
             };
-            write_stdout(&render(&report, settings.format));
-            Ok(report.exit())
+            deliver(&report, settings.format, &settings.outputs, start)
         }
     }
 }
@@ -62,17 +67,15 @@ fn scan(settings: &ScanSettings) -> Result<ScanSection, Failure> {
         .iter()
         .map(|p| p.display().to_string())
         .collect();
-    Ok(ScanSection::new(paths, settings.fail_on_findings, result))
-}
-
-fn render(report: &Report, format: Format) -> String {
-    match format {
-        Format::Text => report::text::render(report),
-        Format::Json => report::json::render(report),
-    }
+    let mut section = ScanSection::new(paths, settings.fail_on_findings, result);
+    section.rules = mcp_stdio_guard::scan::rules()
+        .filter(|r| settings.options.wants(r))
+        .collect();
+    Ok(section)
 }
 
 fn run(settings: Settings) -> Result<Exit, Failure> {
+    let start = SystemTime::now();
     for note in &settings.notes {
         let _ = writeln!(std::io::stderr(), "mcp-stdio-guard: note: {note}");
     }
@@ -85,6 +88,7 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
                 .map_err(|e| Failure::usage(format!("cannot read the current directory: {e}")))?;
             scan(&ScanSettings {
                 format: settings.format,
+                outputs: Outputs::default(),
                 options: mcp_stdio_guard::scan::ScanOptions::new(vec![path.clone()], cwd),
                 fail_on_findings: settings.fail_on_static,
             })
@@ -105,8 +109,7 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
     });
     rt.shutdown_timeout(std::time::Duration::from_millis(200));
     report.scan = scan_section;
-    write_stdout(&render(&report, settings.format));
-    Ok(report.exit())
+    deliver(&report, settings.format, &settings.outputs, start)
 }
 
 type Interrupts = Option<(
@@ -148,7 +151,7 @@ async fn exit_on_signal(signals: Interrupts) {
 }
 
 /// Writes to stdout; a closed pipe is not an error worth a panic.
-fn write_stdout(text: &str) {
+pub(crate) fn write_stdout(text: &str) {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();

@@ -97,6 +97,7 @@ async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
         fail_on_static: settings.fail_on_static,
         runtimes: facts.0,
         package: facts.1,
+        mcp_server: t.mcp_server.clone(),
     };
     Target::new(context, runs, &secrets)
 }

@@ -166,12 +166,16 @@ pub struct TargetSettings {
     pub profile: Profile,
     pub config: ConfigInfo,
     pub adversarial_probes: Vec<String>,
+    /// The `--mcp-config` file and the server's key in it (CI reports anchor findings there).
+    pub mcp_server: Option<(PathBuf, String)>,
 }
 
 /// A resolved invocation: one or more servers and how to report them.
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub format: Format,
+    /// Report files and the GitHub integration.
+    pub outputs: cli::Outputs,
     pub profile: Profile,
     pub targets: Vec<TargetSettings>,
     /// Servers checked at once.
@@ -196,7 +200,11 @@ enum Source {
     Config { label: String, cfg: Box<FileConfig> },
     /// The servers of an MCP client config: a `--mcp-config` file or a registry line, with the
     /// one `--config` file (if any) as their settings.
-    Client { label: String, servers: McpServers },
+    Client {
+        label: String,
+        file: PathBuf,
+        servers: McpServers,
+    },
 }
 
 pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
@@ -223,6 +231,7 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
         let servers = config::load_mcp_servers(path, &here).map_err(Failure::usage)?;
         sources.push(Source::Client {
             label: path.display().to_string(),
+            file: here.join(path),
             servers,
         });
     }
@@ -230,9 +239,11 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
         for entry in config::load_registry(path, &here).map_err(Failure::usage)? {
             sources.push(match entry {
                 config::RegistryEntry::Config { label, cfg } => Source::Config { label, cfg },
-                config::RegistryEntry::Client { label, servers } => {
-                    Source::Client { label, servers }
-                }
+                config::RegistryEntry::Client { label, servers } => Source::Client {
+                    label,
+                    file: here.join(path),
+                    servers,
+                },
             });
         }
     }
@@ -273,10 +284,14 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
         let (cfg, label, client) = match source {
             Source::Command(cfg) => (cfg.map(|c| *c), None, None),
             Source::Config { label, cfg } => (Some(*cfg), Some(label), None),
-            Source::Client { label, servers } => (
+            Source::Client {
+                label,
+                file,
+                servers,
+            } => (
                 shared.as_ref().map(|(_, c)| c.clone()),
                 Some(label),
-                Some(servers),
+                Some((file, servers)),
             ),
         };
         config_scans |= cfg.as_ref().is_some_and(|c| c.scan.is_some());
@@ -287,7 +302,7 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
             cfg,
             client
                 .as_ref()
-                .map(|c| (label.as_deref().unwrap_or_default(), c)),
+                .map(|(file, c)| (label.as_deref().unwrap_or_default(), file.as_path(), c)),
             single,
         );
         let mut one = one?;
@@ -348,7 +363,7 @@ fn resolve_source(
     m: &ArgMatches,
     here: &Path,
     cfg: Option<FileConfig>,
-    client: Option<(&str, &McpServers)>,
+    client: Option<(&str, &Path, &McpServers)>,
     single: bool,
 ) -> Result<Settings, Failure> {
     let here = here.to_path_buf();
@@ -436,8 +451,9 @@ fn resolve_source(
     } else if args.json || cfg.json.unwrap_or(profile.json()) {
         Format::Json
     } else {
-        Format::Text
+        cli::default_format(&args.report)
     };
+    let outputs = cli::resolve_outputs(&args.report, format, &here)?;
     let capability_probes = if given("capability_probes") {
         true
     } else if given("no_capability_probes") {
@@ -582,7 +598,7 @@ fn resolve_source(
 
     let mut notes = Vec::new();
     let mut targets = Vec::new();
-    if let Some((mcp_label, file)) = client {
+    if let Some((mcp_label, mcp_path, file)) = client {
         if !args.command.is_empty() || cfg.command.is_some() {
             return Err(Failure::usage(
                 "--mcp-config names the servers to check: do not also give a command (after `--` or in --config)",
@@ -632,7 +648,7 @@ fn resolve_source(
             {
                 check_dir(c, &format!("server {:?} cwd {}", server.name, c.display()))?;
             }
-            targets.push(target(
+            let mut t = target(
                 &server.name,
                 &server.command,
                 cwd,
@@ -640,7 +656,9 @@ fn resolve_source(
                 &here,
                 &knobs,
                 check,
-            )?);
+            )?;
+            t.mcp_server = Some((mcp_path.to_path_buf(), server.name.clone()));
+            targets.push(t);
         }
     } else {
         if args.server.is_some() && single {
@@ -727,6 +745,7 @@ fn resolve_source(
     }
     Ok(Settings {
         format,
+        outputs,
         profile,
         targets,
         jobs: default_jobs(),
@@ -830,6 +849,7 @@ fn target(
         profile: Profile::Custom,
         config: ConfigInfo::default(),
         adversarial_probes: Vec::new(),
+        mcp_server: None,
     })
 }
 

@@ -30,12 +30,14 @@ fn scratch() -> PathBuf {
     dir
 }
 
-/// Every place a canary could leak: (what, text).
+/// Every place a canary could leak: (what, text). Each run also writes the SARIF, JUnit and
+/// JSON files and, as under GitHub Actions, annotations and the step summary.
 fn outputs(format: &str, dir: &std::path::Path) -> Vec<(String, String)> {
+    let file = |ext: &str| dir.join(format!("{format}.{ext}"));
     let leaky = repo().join("tests/fixtures/servers/leaky.py");
     let mut command = vec![json!("python3"), json!(leaky.display().to_string())];
     command.extend(ARGV.iter().map(|a| json!(a)));
-    let config = dir.join("guard.json");
+    let config = dir.join(format!("{format}.guard.json"));
     std::fs::write(
         &config,
         json!({"command": command, "env": {"CANARY_CFG": ENV_CONFIG}}).to_string(),
@@ -61,30 +63,59 @@ fn outputs(format: &str, dir: &std::path::Path) -> Vec<(String, String)> {
         "300",
         "--shutdown-grace",
         "1000",
+        "--sarif",
+        file("sarif").to_str().unwrap(),
+        "--junit",
+        file("xml").to_str().unwrap(),
+        "--json-file",
+        file("json").to_str().unwrap(),
     ]
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let r = guard(&args, &repo(), &[], &[], Duration::from_secs(180));
+    let summary = file("summary.md");
+    let github = [
+        ("GITHUB_ACTIONS".to_string(), "true".to_string()),
+        (
+            "GITHUB_STEP_SUMMARY".to_string(),
+            summary.display().to_string(),
+        ),
+    ];
+    let r = guard(&args, &repo(), &github, &[], Duration::from_secs(180));
     assert_eq!(
         r.status,
         Some(1),
         "{format}: the leaky server fails: {}",
         r.stderr
     );
-    vec![
+    let mut out = vec![
         (format!("{format} stdout"), r.stdout),
         (format!("{format} stderr"), r.stderr),
-    ]
+    ];
+    for path in [file("sarif"), file("xml"), file("json"), summary] {
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{format}: {} was not written: {e}", path.display()));
+        out.push((path.display().to_string(), text));
+    }
+    out
 }
 
 #[test]
 fn no_canary_secret_reaches_any_output() {
     let dir = scratch();
-    let mut all = Vec::new();
-    for format in ["text", "json"] {
-        all.extend(outputs(format, &dir));
-    }
+    let all: Vec<(String, String)> = std::thread::scope(|s| {
+        let runs: Vec<_> = ["text", "json", "sarif", "junit", "github"]
+            .map(|format| {
+                let dir = &dir;
+                s.spawn(move || outputs(format, dir))
+            })
+            .into_iter()
+            .collect();
+        runs.into_iter()
+            .flat_map(|r| r.join().expect("a run panicked"))
+            .collect()
+    });
+    assert_eq!(all.len(), 5 * 6);
     // The run really saw the secrets: the server echoed them, so the report quotes its output.
     let text = &all[0].1;
     assert!(text.contains("<redacted>"), "nothing was redacted:\n{text}");

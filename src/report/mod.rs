@@ -5,12 +5,21 @@
 //! Redaction happens once, when the report is built: every message, evidence string, stderr tail
 //! and recorded result is scrubbed of secret values before any renderer sees it.
 
+pub mod ci;
 pub mod explain;
+pub mod github;
 pub mod json;
+pub mod junit;
+pub mod linehash;
+pub mod locate;
+pub mod outputs;
+pub mod sarif;
 pub mod status;
 pub mod text;
 
-use crate::catalog::Severity;
+pub use ci::{CiContext, Invocation, utc_timestamp};
+
+use crate::catalog::{Rule, Severity};
 use crate::exit::Exit;
 use crate::fingerprint::{PackageInfo, RuntimeVersion};
 use crate::issue::Issue;
@@ -43,6 +52,8 @@ pub struct Context {
     pub fail_on_static: bool,
     pub runtimes: Vec<RuntimeVersion>,
     pub package: Option<PackageInfo>,
+    /// The `--mcp-config` file and this server's key in it, when the server came from one.
+    pub mcp_server: Option<(PathBuf, String)>,
 }
 
 /// One checked server.
@@ -75,6 +86,8 @@ pub struct ScanSection {
     pub fail_on_findings: bool,
     pub issues: Vec<Issue>,
     pub stats: crate::scan::ScanStats,
+    /// The rules the scan applied (`--select`/`--ignore`); empty means every scan rule.
+    pub rules: Vec<&'static Rule>,
 }
 
 impl ScanSection {
@@ -98,6 +111,7 @@ impl ScanSection {
             fail_on_findings,
             issues,
             stats: result.stats,
+            rules: Vec::new(),
         }
     }
 }
@@ -141,6 +155,27 @@ impl Target {
                 }
             }
             run.stderr_tail = scrub_bytes(&run.stderr_tail, &redactor);
+            // Everything else the server chose: names, keys, versions, error messages.
+            let scrub_all = |items: &mut Vec<String>| {
+                for item in items.iter_mut() {
+                    *item = redactor.scrub(item);
+                }
+            };
+            if let Some(ts) = run.tool_schema.as_mut() {
+                scrub_all(&mut ts.tool_names);
+                scrub_all(&mut ts.duplicate_names);
+            }
+            for c in &mut run.capability_checks {
+                scrub_all(&mut c.item_ids);
+                if let Some((_, msg)) = c.error.as_mut() {
+                    *msg = redactor.scrub(msg);
+                }
+            }
+            scrub_all(&mut run.capability_keys);
+            scrub_all(&mut run.discover.supported_versions);
+            if let Some(p) = run.negotiated_protocol.as_mut() {
+                *p = redactor.scrub(p);
+            }
             if let Some(v) = run.initialize_result.as_mut() {
                 redactor.scrub_json(v);
             }

@@ -67,7 +67,8 @@ impl ScanOptions {
         }
     }
 
-    fn wants(&self, rule: &Rule) -> bool {
+    /// Whether this scan reports `rule` (`--select`/`--ignore`).
+    pub fn wants(&self, rule: &Rule) -> bool {
         (self.select.is_empty() || self.select.contains(&rule)) && !self.ignore.contains(&rule)
     }
 }
