@@ -58,6 +58,16 @@ pub async fn run(
     if let Some((_, exit)) = s.exited {
         report_unrequested_exit(s, exit);
     } else {
+        // A write failed while the process runs on: it closed its stdin (or gave it away).
+        if let Some((at, error)) = s.stdin_error.clone() {
+            s.record(Issue::new(
+                &rules::STDIN_CLOSED_EARLY,
+                format!(
+                    "writing to the server's stdin failed after {} ms ({error}) while the process kept running: it closed stdin, and every message sent after that was lost",
+                    at.as_millis()
+                ),
+            ));
+        }
         s.phase = Phase::Shutdown;
         s.link.close_stdin(Duration::from_millis(500)).await;
         s.mark_stdin_closed();
