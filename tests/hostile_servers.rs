@@ -11,7 +11,10 @@
 //!   the ladder reaches it, plus the busy-server extension of each (timeout, grace) when the server
 //!   burns CPU while being waited for. Generous on purpose: a bound, never a benchmark;
 //! - the guard's peak RSS within `maxRssMiB` (32 MiB), measured by `wait4`, an upper bound that
-//!   includes the server's own peak;
+//!   includes the server's own peak. One exception: the batch bomb (a 4 MiB line holding a batch
+//!   of two million numbers) is bounded at 256 MiB — a parsed JSON value costs about 80 bytes a
+//!   node, so one line at the line limit can weigh ~170 MB; before the batch cap it took 1.3 GB —
+//!   and 20 s (parsing it is slow in a debug build);
 //! - no process carrying the case's marker alive afterwards.
 //!
 //! The 1 GiB flood runs with the default limits: the guard stops reading at `--max-stdout-bytes`

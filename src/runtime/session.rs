@@ -184,14 +184,14 @@ pub struct FrameStats {
     pub replies_dropped: u64,
 }
 
-/// A message the server sent on its own.
+/// A message the server sent on its own (its params are not kept: they can be megabytes, and
+/// the checks only need the method).
 #[derive(Debug, Clone)]
 pub struct ServerMessage {
     pub at: Duration,
     pub phase: Phase,
     pub method: String,
     pub is_request: bool,
-    pub params: Option<Value>,
 }
 
 /// A JSON value the server sent, as received (the adversarial verdicts read replies by their raw
@@ -682,9 +682,11 @@ impl Session {
                 // The frame just offered is the last one returned unless the joiner held it again.
                 let current_included = !self.joiner.is_holding();
                 let n = frames.len();
+                // Moved, not cloned: the parsed value of a 4 MiB line can weigh 100 MB.
+                let mut inspected = Some(inspected);
                 for (i, f) in frames.into_iter().enumerate() {
                     if current_included && i + 1 == n {
-                        self.judge(&f, inspected.clone());
+                        self.judge(&f, inspected.take().unwrap_or_default());
                     } else {
                         let verdict = Inspected {
                             problems: vec![frame::incomplete_problem(&f)],
@@ -890,14 +892,14 @@ impl Session {
                     self.unpaired_errors.push((at, error));
                 }
             }
-            Message::Request { id, method, params } => {
+            Message::Request { id, method, .. } => {
                 self.stats.server_requests += 1;
                 self.note(Direction::FromServer, || {
                     format!("server request {method} #{id}")
                 });
-                self.on_server_request(id, method, params, pos);
+                self.on_server_request(id, method, pos);
             }
-            Message::Notification { method, params } => {
+            Message::Notification { method, .. } => {
                 self.stats.server_notifications += 1;
                 self.note(Direction::FromServer, || format!("notification {method}"));
                 // Notifications before `initialized` are legal (the lifecycle restricts requests
@@ -907,7 +909,6 @@ impl Session {
                     phase: self.phase,
                     method,
                     is_request: false,
-                    params,
                 });
             }
         }
@@ -998,7 +999,7 @@ impl Session {
         }
     }
 
-    fn on_server_request(&mut self, id: Id, method: String, params: Option<Value>, pos: Pos) {
+    fn on_server_request(&mut self, id: Id, method: String, pos: Pos) {
         let line = pos.line;
         let at = self.now();
         if !self.initialized && method != "ping" {
@@ -1067,7 +1068,6 @@ impl Session {
             phase: self.phase,
             method,
             is_request: true,
-            params,
         });
     }
 
