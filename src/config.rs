@@ -110,7 +110,7 @@ pub struct FileConfig {
 /// Reads and parses a config file. Errors are one line, naming the file and the key.
 pub fn load(path: &Path, here: &Path) -> Result<FileConfig, String> {
     let resolved = here.join(path);
-    let text = std::fs::read_to_string(&resolved)
+    let text = crate::input::read_text(&resolved)
         .map_err(|e| format!("cannot read config file {} ({e})", path.display()))?;
     let dir = resolved.parent().unwrap_or(here).to_path_buf();
     let mut cfg = parse(&text, &dir).map_err(|e| format!("config file {}: {e}", path.display()))?;
@@ -473,7 +473,7 @@ pub struct McpServers {
 /// Reads a client config file (`mcpServers`, `servers` or `mcp.servers`).
 pub fn load_mcp_servers(path: &Path, here: &Path) -> Result<McpServers, String> {
     let resolved = here.join(path);
-    let text = std::fs::read_to_string(&resolved)
+    let text = crate::input::read_text(&resolved)
         .map_err(|e| format!("cannot read MCP client config {} ({e})", path.display()))?;
     let dir = resolved.parent().unwrap_or(here).to_path_buf();
     parse_mcp_servers(&text, &dir, &|name| std::env::var(name).ok())

@@ -11,6 +11,7 @@ pub mod cli;
 pub mod config;
 pub mod exit;
 pub mod fingerprint;
+pub mod input;
 pub mod issue;
 pub mod protocol;
 pub mod redact;

@@ -516,9 +516,13 @@ fn resolve_source(
             let full = std::env::current_dir()
                 .map_err(|e| Failure::usage(format!("cannot read the current directory: {e}")))?
                 .join(flag);
-            if !full.exists() {
+            if let Err(e) = std::fs::metadata(&full) {
+                let why = match e.kind() {
+                    std::io::ErrorKind::NotFound => "no such file or folder".to_string(),
+                    _ => e.to_string(),
+                };
                 return Err(Failure::usage(format!(
-                    "--scan {}: no such file or folder; pass the server's source folder",
+                    "--scan {}: {why}; pass the server's source folder",
                     flag.display()
                 )));
             }

@@ -260,6 +260,17 @@ rules! {
         fix: "Never close or redirect stdout in the server. Send logs to stderr instead of closing the channel.",
     }
 
+    STDIN_CLOSED_EARLY {
+        code: "stdin-closed-early",
+        class: Class::StdioTransport,
+        check: Check::Process,
+        summary: "The server closed its stdin (a write to it failed) while it was still running.",
+        what: "Writing a message to the server's stdin failed (`EPIPE`: nothing reads the pipe any more) before the guard closed stdin, and the process was still running when the guard came to end the session. Every message sent after that point was lost.",
+        why: "Clients talk to the server only through stdin; once the server has closed it, requests and notifications vanish and the client waits for replies that can never come.",
+        example: "A server that calls `os.close(0)` or `process.stdin.destroy()` after the handshake, or hands stdin to a child process that exits.",
+        fix: "Keep reading stdin until EOF for the whole session; never close or hand off file descriptor 0.",
+    }
+
     // ---------------------------------------------------------------- JSON-RPC grammar (mcpProtocol)
     STDOUT_INVALID_JSON_RPC {
         code: "stdout-invalid-json-rpc",

@@ -116,6 +116,15 @@ impl Framer {
         Some(self.take_line(at, false))
     }
 
+    /// The partial line, if it is already over the line limit: at the total limit the guard stops
+    /// reading, and a line that never ended must still be reported as too large.
+    pub fn take_oversized_tail(&mut self, at: Duration) -> Option<RawFrame> {
+        if self.line_len <= self.limits.max_line_bytes {
+            return None;
+        }
+        Some(self.take_line(at, false))
+    }
+
     /// True when a partial line is buffered (bytes written without a newline yet).
     pub fn has_partial_line(&self) -> bool {
         self.line_len > 0
@@ -166,6 +175,27 @@ mod tests {
             f.push(c, Duration::ZERO, &mut out);
         }
         out
+    }
+
+    #[test]
+    fn an_endless_line_cut_by_the_total_limit_is_still_too_large() {
+        let mut f = framer(4, 10);
+        let mut out = Vec::new();
+        assert_eq!(
+            f.push(b"ok\nxxxxxxxxxxxx", Duration::ZERO, &mut out),
+            PushOutcome::TotalLimitExceeded
+        );
+        assert_eq!(out.len(), 1);
+        let tail = f
+            .take_oversized_tail(Duration::ZERO)
+            .expect("over the line limit");
+        assert_eq!((tail.line, tail.byte_offset, tail.len), (2, 3, 7));
+        assert!(tail.truncated && !tail.terminated);
+        assert_eq!(tail.bytes, b"xxxx");
+        // A short partial line is not a finding of its own.
+        let mut f = framer(64, 10);
+        f.push(b"ok\nxxxxxxxxxxxx", Duration::ZERO, &mut out);
+        assert!(f.take_oversized_tail(Duration::ZERO).is_none());
     }
 
     #[test]

@@ -100,6 +100,11 @@ pub struct Classified {
     pub broken_response_id: Option<Value>,
 }
 
+/// Elements of a batch that are classified; the rest are not read. A 4 MiB line can hold two
+/// million elements, and classifying each took seconds and a gigabyte; a batch of MCP messages is
+/// a handful.
+pub const BATCH_CHECKED: usize = 1_000;
+
 /// The revision whose negotiation makes batches legal.
 pub const BATCH_REVISION: &str = "2025-03-26";
 
@@ -121,7 +126,8 @@ pub fn classify(value: &Value, negotiated: Option<&str>) -> Vec<Classified> {
                     ),
                 ));
             }
-            let mut out: Vec<Classified> = items.iter().map(classify_one).collect();
+            let mut out: Vec<Classified> =
+                items.iter().take(BATCH_CHECKED).map(classify_one).collect();
             match out.first_mut() {
                 Some(first) => {
                     head.append(&mut first.violations);
@@ -453,6 +459,14 @@ mod tests {
             classify(&v, Some("2025-06-18"))[0].violations[0].detail,
             "batch-not-negotiated"
         );
+    }
+
+    #[test]
+    fn a_huge_batch_is_read_up_to_the_cap() {
+        let v = Value::Array(vec![json!(1); BATCH_CHECKED * 3]);
+        let c = classify(&v, None);
+        assert_eq!(c.len(), BATCH_CHECKED);
+        assert!(c[0].violations[0].message.contains("3000 messages"));
     }
 
     #[test]

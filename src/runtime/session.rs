@@ -19,6 +19,7 @@ use crate::issue::{Issue, Phase};
 use crate::protocol;
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -37,6 +38,15 @@ const MESSAGES_CAP: usize = 1_000;
 const TIMELINE_CAP: usize = 2_000;
 /// How many received values the tap keeps.
 const TAP_CAP: usize = 256;
+/// Events taken past a deadline, per wait: what was already queued when the deadline passed is
+/// still read (as much as the event channel holds), but a continuous flood cannot hold a wait open.
+const OVERRUN_CAP: usize = 256;
+/// Bytes of replies to server requests that may wait for a server that is not reading its stdin;
+/// past this, replies are dropped (counted), so a server that sends requests without reading the
+/// answers cannot grow the guard's memory.
+const STDIN_BACKLOG_CAP: u64 = 1 << 20;
+/// Bytes of a server's method name quoted back in a `Method not found` reply.
+const METHOD_ECHO_BYTES: usize = 128;
 
 #[derive(Debug, Clone)]
 pub struct SessionConfig {
@@ -134,6 +144,15 @@ pub enum Outcome {
     OutputLimit,
 }
 
+/// What [`Session::next_event`] got.
+enum Next {
+    Event(Event),
+    /// The deadline passed (and nothing was left to take past it).
+    Elapsed,
+    /// Every sender is gone.
+    Closed,
+}
+
 /// One line of the session's timeline.
 #[derive(Debug, Clone)]
 pub struct TimelineEntry {
@@ -161,16 +180,18 @@ pub struct FrameStats {
     pub server_notifications: u64,
     /// Frames that arrived after stdin was closed.
     pub after_stdin_eof: u64,
+    /// Replies to server requests dropped because the server was not reading its stdin.
+    pub replies_dropped: u64,
 }
 
-/// A message the server sent on its own.
+/// A message the server sent on its own (its params are not kept: they can be megabytes, and
+/// the checks only need the method).
 #[derive(Debug, Clone)]
 pub struct ServerMessage {
     pub at: Duration,
     pub phase: Phase,
     pub method: String,
     pub is_request: bool,
-    pub params: Option<Value>,
 }
 
 /// A JSON value the server sent, as received (the adversarial verdicts read replies by their raw
@@ -425,6 +446,7 @@ impl Session {
         deadline: Instant,
         done: impl Fn(&Session) -> bool,
     ) -> bool {
+        let mut overrun = 0;
         loop {
             if done(self) {
                 return true;
@@ -432,11 +454,34 @@ impl Session {
             if self.stdout_eof.is_some() && self.exited.is_some() {
                 return done(self);
             }
-            match tokio::time::timeout_at(deadline, self.link.events.recv()).await {
-                Ok(Some(event)) => self.handle(event),
-                Ok(None) => return done(self),
-                Err(_) => return done(self),
+            match self.next_event(deadline, &mut overrun).await {
+                Next::Event(event) => self.handle(event),
+                Next::Closed | Next::Elapsed => return done(self),
             }
+        }
+    }
+
+    /// The next event, or [`Next::Elapsed`] once `until` has passed. A timer alone is not enough:
+    /// tokio's `timeout_at` returns the inner future's value whenever it is ready, so a server
+    /// that floods stdout without pause would never let a deadline fire. Past `until`, events
+    /// already queued are still taken, at most [`OVERRUN_CAP`] per `overrun` counter.
+    async fn next_event(&mut self, until: Instant, overrun: &mut usize) -> Next {
+        use tokio::sync::mpsc::error::TryRecvError;
+        if Instant::now() >= until {
+            if *overrun >= OVERRUN_CAP {
+                return Next::Elapsed;
+            }
+            *overrun += 1;
+            return match self.link.events.try_recv() {
+                Ok(event) => Next::Event(event),
+                Err(TryRecvError::Empty) => Next::Elapsed,
+                Err(TryRecvError::Disconnected) => Next::Closed,
+            };
+        }
+        match tokio::time::timeout_at(until, self.link.events.recv()).await {
+            Ok(Some(event)) => Next::Event(event),
+            Ok(None) => Next::Closed,
+            Err(_) => Next::Elapsed,
         }
     }
 
@@ -510,6 +555,7 @@ impl Session {
         // One step before the deadline the busy clock takes its first look.
         let look = BUSY_STEP.min(deadline.saturating_duration_since(Instant::now()) / 2);
         let mut checkpoint = clock.as_ref().and_then(|_| deadline.checked_sub(look));
+        let mut overrun = 0;
         loop {
             if let Some(reply) = self.replies.remove(id) {
                 return Outcome::Reply(reply);
@@ -553,15 +599,16 @@ impl Session {
                 deadline = deadline.min(seen + LSP_GRACE);
             }
             let until = checkpoint.filter(|c| *c < deadline).unwrap_or(deadline);
-            match tokio::time::timeout_at(until, self.link.events.recv()).await {
-                Ok(Some(event)) => self.handle(event),
-                Err(_) if until < deadline => {
+            match self.next_event(until, &mut overrun).await {
+                Next::Event(event) => self.handle(event),
+                Next::Elapsed if until < deadline => {
                     checkpoint = None;
+                    overrun = 0;
                     if let Some(c) = clock.as_deref_mut() {
                         c.mark();
                     }
                 }
-                Ok(None) | Err(_) => {
+                Next::Closed | Next::Elapsed => {
                     self.flush_joiner();
                     if let Some(reply) = self.replies.remove(id) {
                         return Outcome::Reply(reply);
@@ -575,6 +622,7 @@ impl Session {
                     let unread = self.link.stdin_unread().is_some_and(|n| n > 0);
                     if let Some(step) = clock.as_deref_mut().and_then(|c| c.extend(unread)) {
                         deadline = Instant::now() + step;
+                        overrun = 0;
                         continue;
                     }
                     return Outcome::Timeout;
@@ -634,9 +682,11 @@ impl Session {
                 // The frame just offered is the last one returned unless the joiner held it again.
                 let current_included = !self.joiner.is_holding();
                 let n = frames.len();
+                // Moved, not cloned: the parsed value of a 4 MiB line can weigh 100 MB.
+                let mut inspected = Some(inspected);
                 for (i, f) in frames.into_iter().enumerate() {
                     if current_included && i + 1 == n {
-                        self.judge(&f, inspected.clone());
+                        self.judge(&f, inspected.take().unwrap_or_default());
                     } else {
                         let verdict = Inspected {
                             problems: vec![frame::incomplete_problem(&f)],
@@ -842,14 +892,14 @@ impl Session {
                     self.unpaired_errors.push((at, error));
                 }
             }
-            Message::Request { id, method, params } => {
+            Message::Request { id, method, .. } => {
                 self.stats.server_requests += 1;
                 self.note(Direction::FromServer, || {
                     format!("server request {method} #{id}")
                 });
-                self.on_server_request(id, method, params, pos);
+                self.on_server_request(id, method, pos);
             }
-            Message::Notification { method, params } => {
+            Message::Notification { method, .. } => {
                 self.stats.server_notifications += 1;
                 self.note(Direction::FromServer, || format!("notification {method}"));
                 // Notifications before `initialized` are legal (the lifecycle restricts requests
@@ -859,7 +909,6 @@ impl Session {
                     phase: self.phase,
                     method,
                     is_request: false,
-                    params,
                 });
             }
         }
@@ -950,7 +999,7 @@ impl Session {
         }
     }
 
-    fn on_server_request(&mut self, id: Id, method: String, params: Option<Value>, pos: Pos) {
+    fn on_server_request(&mut self, id: Id, method: String, pos: Pos) {
         let line = pos.line;
         let at = self.now();
         if !self.initialized && method != "ping" {
@@ -986,21 +1035,39 @@ impl Session {
                 .at_stdout(pos.line, pos.offset),
             );
         }
-        let reply = if method == "ping" {
-            json!({"jsonrpc": "2.0", "id": id.to_value(), "result": {}})
+        let backlog = self.link.counters.stdin_queued.load(Ordering::Relaxed);
+        if backlog > STDIN_BACKLOG_CAP {
+            // The server is not reading its stdin: what is queued already waits for it.
+            if self.stats.replies_dropped == 0 {
+                self.note(Direction::Process, || {
+                    format!("stdin backlog over {STDIN_BACKLOG_CAP} bytes: replies to server requests dropped")
+                });
+            }
+            self.stats.replies_dropped += 1;
         } else {
-            json!({"jsonrpc": "2.0", "id": id.to_value(), "error": {"code": -32601, "message": format!("Method not found: {method} (mcp-stdio-guard declares no client capabilities)")}})
-        };
-        self.note(Direction::ToServer, || {
-            format!("reply to server request {method} #{id}")
-        });
-        self.send_message(&reply);
+            let reply = if method == "ping" {
+                json!({"jsonrpc": "2.0", "id": id.to_value(), "result": {}})
+            } else {
+                let mut shown = method.as_str();
+                if shown.len() > METHOD_ECHO_BYTES {
+                    let mut end = METHOD_ECHO_BYTES;
+                    while !shown.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    shown = &shown[..end];
+                }
+                json!({"jsonrpc": "2.0", "id": id.to_value(), "error": {"code": -32601, "message": format!("Method not found: {shown} (mcp-stdio-guard declares no client capabilities)")}})
+            };
+            self.note(Direction::ToServer, || {
+                format!("reply to server request {method} #{id}")
+            });
+            self.send_message(&reply);
+        }
         self.remember(ServerMessage {
             at,
             phase: self.phase,
             method,
             is_request: true,
-            params,
         });
     }
 
@@ -1118,6 +1185,54 @@ mod tests {
         }
         assert!(codes(&s).is_empty(), "{:?}", codes(&s));
         assert_eq!(s.stats.server_requests, 2);
+    }
+
+    #[tokio::test]
+    async fn a_server_that_never_reads_stdin_cannot_grow_the_reply_backlog() {
+        const PINGS: u64 = 4000;
+        let mut s = session(|lines, mut out| async move {
+            let _unread = lines; // stdin stays open and is never read
+            let pad = "p".repeat(1000);
+            for n in 0..PINGS {
+                let id = format!("{pad}-{n}");
+                write(&mut out, json!({"jsonrpc":"2.0","id":id,"method":"ping"})).await;
+            }
+            std::future::pending::<()>().await;
+        });
+        let deadline = Instant::now() + Duration::from_secs(60);
+        assert!(
+            s.observe_until(deadline, |s| s.stats.server_requests == PINGS)
+                .await
+        );
+        // About 4 MB of replies were due: 64 KiB fit in the pipe, the cap holds back the rest.
+        let queued = s.link.counters.stdin_queued.load(Ordering::Relaxed);
+        assert!(queued <= STDIN_BACKLOG_CAP + 2048, "{queued} bytes queued");
+        assert!(
+            s.stats.replies_dropped > 2000,
+            "{}",
+            s.stats.replies_dropped
+        );
+        assert!(codes(&s).is_empty(), "{:?}", codes(&s));
+    }
+
+    #[tokio::test]
+    async fn an_unknown_server_method_is_quoted_back_shortened() {
+        let mut s = session(|mut lines, mut out| async move {
+            let method = "x".repeat(100_000);
+            write(&mut out, json!({"jsonrpc":"2.0","id":1,"method":method})).await;
+            let reply: Value =
+                serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+            let message = reply["error"]["message"].as_str().unwrap().to_string();
+            assert!(message.len() < 256, "{} bytes", message.len());
+            write(&mut out, json!({"jsonrpc":"2.0","method":"done"})).await;
+            std::future::pending::<()>().await;
+        });
+        s.initialized = true;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        assert!(
+            s.observe_until(deadline, |s| s.stats.server_notifications == 1)
+                .await
+        );
     }
 
     #[tokio::test]

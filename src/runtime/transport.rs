@@ -253,6 +253,11 @@ async fn read_stdout<R: AsyncRead + Unpin>(
             }
         }
         if outcome == PushOutcome::TotalLimitExceeded {
+            if let Some(tail) = framer.take_oversized_tail(at)
+                && tx.send(Event::Frame(tail)).await.is_err()
+            {
+                return;
+            }
             let _ = tx
                 .send(Event::StdoutLimit {
                     at,

@@ -109,8 +109,18 @@ pub fn discover(
                 io_reason(&e)
             ))
         })?;
+        if let Some(kind) = crate::input::special_kind(&meta) {
+            return Err(Failure::usage(format!(
+                "cannot scan {}: it is {kind}, not a file or folder; pass the server's source files",
+                given.display()
+            )));
+        }
         if meta.is_file() {
-            let name = full.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            // A name that is not UTF-8 still has an extension (`caf\xe9.py`).
+            let name = full
+                .file_name()
+                .map(|n| n.to_string_lossy())
+                .unwrap_or_default();
             if force_exclude && excluded_explicit(&full, cwd, include_vendored) {
                 continue;
             }
@@ -119,7 +129,7 @@ pub fn discover(
                 path: full.clone(),
                 explicit: true,
                 // An explicit file with an unknown extension is still sniffed for a shebang.
-                lang: Lang::from_file_name(name),
+                lang: Lang::from_file_name(&name),
             });
             continue;
         }
@@ -153,10 +163,8 @@ pub fn discover(
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 continue;
             }
-            let Some(name) = entry.file_name().to_str() else {
-                continue;
-            };
-            let Some(lang) = lang_or_shebang(name) else {
+            let name = entry.file_name().to_string_lossy();
+            let Some(lang) = lang_or_shebang(&name) else {
                 continue;
             };
             out.push(Candidate {

@@ -4,7 +4,9 @@
 //! that carries the case's environment marker may be left alive.
 //!
 //! Optional expectations besides `ok` and `issues`: `shutdownStage`, `maxSeconds` (the guard's
-//! wall time), `json` (a map of JSON pointers to the exact value expected in the report).
+//! wall time: a generous bound, never a benchmark), `maxRssMiB` (the guard's peak resident set,
+//! measured with `wait4`, so an upper bound that includes the server's own peak), `json` (a map
+//! of JSON pointers to the exact value expected in the report).
 //! Optional inputs: `env` (variables set for the guard, which the server inherits) and `unsetEnv`
 //! (variables removed, e.g. `PYTHONUNBUFFERED`, which developers' shells export).
 
@@ -188,6 +190,23 @@ fn run_case(dir: &Path, base: &[String], case: &Value) -> Result<(), String> {
             run.elapsed.as_secs_f64()
         ));
     }
+    if let Some(max) = case.get("maxRssMiB").and_then(Value::as_u64) {
+        match run.peak_rss_kib {
+            Some(kib) if kib <= max * 1024 => {}
+            Some(kib) => problems.push(format!(
+                "peak RSS {} KiB (guard alone, last seen: {:?} KiB), more than {max} MiB",
+                kib, run.guard_hwm_kib
+            )),
+            None => problems.push("peak RSS unknown".to_string()),
+        }
+    }
+    // Measurements, for `--nocapture` runs and the suite's documentation.
+    eprintln!(
+        "case {name}: {:.2} s, peak RSS {} KiB (guard alone, polled: {} KiB)",
+        run.elapsed.as_secs_f64(),
+        run.peak_rss_kib.map_or("?".into(), |k| k.to_string()),
+        run.guard_hwm_kib.map_or("?".into(), |k| k.to_string()),
+    );
     if let Some(Value::Object(expect)) = case.get("json") {
         for (pointer, want) in expect {
             let got = json.pointer(pointer).cloned().unwrap_or(Value::Null);

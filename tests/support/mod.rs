@@ -22,6 +22,13 @@ pub struct Run {
     pub stdout: String,
     pub stderr: String,
     pub elapsed: Duration,
+    /// Peak resident set of the guard in KiB, an upper bound: `ru_maxrss` from `wait4`, which is
+    /// the largest of the guard's own peak and the peaks of the processes it reaped (the server,
+    /// its children). `None` if the guard was not reaped by `wait4`.
+    pub peak_rss_kib: Option<u64>,
+    /// The guard's own `VmHWM` (peak RSS, KiB), last read from /proc while it ran: a lower bound
+    /// (the last few milliseconds before exit are not seen), the guard alone.
+    pub guard_hwm_kib: Option<u64>,
 }
 
 impl Run {
@@ -36,6 +43,8 @@ impl Run {
 }
 
 /// Runs the guard with `args` in `cwd`, killing it after `watchdog` (a hang is a failure).
+// The child is reaped by `wait4` (for its rusage), which clippy cannot see.
+#[allow(clippy::zombie_processes)]
 pub fn guard(
     args: &[String],
     cwd: &Path,
@@ -65,9 +74,14 @@ pub fn guard(
     let stderr = child.stderr.take().unwrap();
     let out_t = std::thread::spawn(move || std::io::read_to_string(stdout).unwrap_or_default());
     let err_t = std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
-    let status = loop {
-        if let Some(st) = child.try_wait().expect("wait") {
-            break st.code();
+    let pid = child.id() as i32;
+    let mut guard_hwm_kib = None;
+    let (status, peak_rss_kib) = loop {
+        if let Some(hwm) = vm_hwm_kib(pid) {
+            guard_hwm_kib = Some(hwm);
+        }
+        if let Some(done) = try_wait4(pid) {
+            break done;
         }
         if start.elapsed() > watchdog {
             let _ = child.kill();
@@ -81,7 +95,35 @@ pub fn guard(
         stdout: out_t.join().unwrap(),
         stderr: err_t.join().unwrap(),
         elapsed: start.elapsed(),
+        peak_rss_kib,
+        guard_hwm_kib,
     }
+}
+
+/// Reaps `pid` if it has exited: its exit code (None when killed by a signal) and its peak RSS
+/// in KiB (`ru_maxrss`, which includes the processes it reaped).
+fn try_wait4(pid: i32) -> Option<(Option<i32>, Option<u64>)> {
+    use nix::libc;
+    let mut status: libc::c_int = 0;
+    // SAFETY: an all-zero `rusage` is a valid value of the plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `status` and `usage` are valid for writes; `pid` is our own child.
+    let rc = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+    if rc == 0 {
+        return None;
+    }
+    assert_eq!(rc, pid, "wait4 failed: {}", std::io::Error::last_os_error());
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    Some((code, Some(usage.ru_maxrss.max(0) as u64)))
+}
+
+/// `VmHWM` (peak resident set, KiB) of a live process, from /proc.
+pub fn vm_hwm_kib(pid: i32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 /// Processes (other than zombies) whose environment contains `needle` (like `pgrep -f` on env).

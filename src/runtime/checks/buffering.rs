@@ -28,8 +28,12 @@ fn arrived_late(i: &Issue) -> bool {
 /// reply the guard gave up on arrived after stdin closed.
 pub fn at_exit(issues: &[Issue], replies_after_eof: usize) -> Vec<Issue> {
     let mut out = Vec::new();
+    // A flood the guard cut off at the output limit was still streaming, not flushed at exit.
+    let flooded = issues
+        .iter()
+        .any(|i| i.code() == crate::catalog::runtime::STDOUT_OUTPUT_LIMIT_EXCEEDED.code);
     let late: Vec<&Issue> = issues.iter().filter(|i| arrived_late(i)).collect();
-    if !late.is_empty() {
+    if !late.is_empty() && !flooded {
         let count: u64 = late
             .iter()
             .map(|i| {
@@ -181,6 +185,9 @@ mod tests {
         let found = at_exit(std::slice::from_ref(&timeout), 2);
         assert_eq!(found[0].detail_code, Some("replies-at-exit"));
         assert!(at_exit(&[timeout], 0).is_empty());
+        // Late lines of a flood stopped at the output limit are no buffering evidence.
+        let limit = Issue::new(&crate::catalog::runtime::STDOUT_OUTPUT_LIMIT_EXCEEDED, "l");
+        assert!(at_exit(&[pollution("b\"x\\n\"", Phase::Shutdown), limit], 0).is_empty());
     }
 
     #[test]

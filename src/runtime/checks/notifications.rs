@@ -71,7 +71,6 @@ mod tests {
             phase: Phase::Operation,
             method: method.into(),
             is_request: false,
-            params: None,
         }
     }
 

@@ -82,6 +82,18 @@ pub async fn run(
         if let Some((at, _)) = s.exited {
             rec.stdin_eof_to_exit = Some(at.saturating_sub(closed_at));
         }
+        // A write failed while the process ran on (it was alive when the quiet window ended): it
+        // closed its stdin. Checked only now, when the failure's event has surely been read; every
+        // write was queued before the guard closed stdin, so any failure is the server's doing.
+        if let Some((at, error)) = s.stdin_error.clone() {
+            s.record(Issue::new(
+                &rules::STDIN_CLOSED_EARLY,
+                format!(
+                    "writing to the server's stdin failed after {} ms ({error}) while the process kept running: it closed stdin, and every message sent after that was lost",
+                    at.as_millis()
+                ),
+            ));
+        }
         let grace_ms = cfg.stdin_grace.as_millis();
         match rec.stage {
             ShutdownStage::Sigterm => {
