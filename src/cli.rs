@@ -5,6 +5,7 @@
 use crate::exit::Failure;
 use crate::protocol;
 use crate::runtime::probes::requests::OperationSpec;
+use crate::scan::ScanOptions;
 pub use crate::settings::Settings;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use serde_json::Value;
@@ -38,7 +39,7 @@ Exit codes: 0 pass (warnings allowed), 1 error-level findings, 2 usage or config
     name = "mcp-stdio-guard",
     version,
     about = "Catch stdout pollution, JSON-RPC framing errors and lifecycle bugs in MCP stdio servers",
-    override_usage = "mcp-stdio-guard [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-stdio-guard [OPTIONS] --config <PATH>\n       mcp-stdio-guard [OPTIONS] --mcp-config <FILE> [--server <NAME>]\n       mcp-stdio-guard explain [CODE]",
+    override_usage = "mcp-stdio-guard [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-stdio-guard [OPTIONS] --config <PATH>\n       mcp-stdio-guard [OPTIONS] --mcp-config <FILE> [--server <NAME>]\n       mcp-stdio-guard scan [OPTIONS] [PATH]...\n       mcp-stdio-guard explain [CODE]",
     args_conflicts_with_subcommands = true,
     args_override_self = true,
     after_help = AFTER_HELP
@@ -57,6 +58,37 @@ pub enum Sub {
         /// The issue code, e.g. stdout-non-json. Without it, every code is listed.
         code: Option<String>,
     },
+    /// Scan source files for code that writes to stdout (exit 1 when anything is found).
+    Scan(ScanArgs),
+}
+
+/// `mcp-stdio-guard scan`: the static scan on its own, as pre-commit and CI call it.
+#[derive(Args, Debug)]
+pub struct ScanArgs {
+    /// Files or folders to scan.
+    #[arg(value_name = "PATH", default_value = ".")]
+    pub paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
+    /// Print JSON (same as --format json).
+    #[arg(long)]
+    pub json: bool,
+    /// Report only these rule ids (comma-separated or repeated).
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    pub select: Vec<String>,
+    /// Never report these rule ids (comma-separated or repeated).
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// Also scan node_modules, virtualenvs, build output and vendored folders.
+    #[arg(long)]
+    pub include_vendored: bool,
+    /// Apply the exclusions (.gitignore, vendored folders) to files named on the command line too.
+    #[arg(long)]
+    pub force_exclude: bool,
+    /// Skip files larger than this many bytes (with a note).
+    #[arg(long, value_name = "BYTES", default_value_t = crate::scan::DEFAULT_MAX_FILE_SIZE)]
+    pub max_file_size: u64,
 }
 
 #[derive(Args, Debug, Default)]
@@ -142,6 +174,12 @@ pub struct RunArgs {
     /// Report error replies to explicit operations as warnings instead of errors.
     #[arg(long)]
     pub allow_operation_errors: bool,
+    /// Also scan this source file or folder for stdout writes (findings are warnings).
+    #[arg(long = "scan", value_name = "PATH")]
+    pub scan: Option<PathBuf>,
+    /// Make --scan findings errors that fail the run.
+    #[arg(long)]
+    pub fail_on_static: bool,
     /// The server command and its arguments, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
@@ -160,6 +198,16 @@ pub enum Command {
     Print(String),
     Explain(Option<String>),
     Run(Box<Settings>),
+    Scan(Box<ScanSettings>),
+}
+
+/// A resolved `scan` (or the `--scan` part of a runtime run).
+#[derive(Debug, Clone)]
+pub struct ScanSettings {
+    pub format: Format,
+    pub options: ScanOptions,
+    /// Findings fail the run (`scan` always; runtime mode with `--fail-on-static`).
+    pub fail_on_findings: bool,
 }
 
 /// Parses the command line into what to do. `--help`/`--version` come back as text to print.
@@ -175,6 +223,7 @@ where
     let cli = Cli::from_arg_matches(&matches).map_err(|e| Failure::usage(one_line(&e)))?;
     match cli.subcommand {
         Some(Sub::Explain { code }) => Ok(Command::Explain(code)),
+        Some(Sub::Scan(args)) => resolve_scan(args).map(|s| Command::Scan(Box::new(s))),
         None => crate::settings::resolve(cli.run, &matches).map(|s| Command::Run(Box::new(s))),
     }
 }
@@ -208,6 +257,44 @@ fn one_line(err: &clap::Error) -> String {
         .map(|t| format!("; {t}"))
         .unwrap_or_default();
     format!("{first}{tip} (see --help)")
+}
+
+fn resolve_scan(args: ScanArgs) -> Result<ScanSettings, Failure> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Failure::usage(format!("cannot read the current directory: {e}")))?;
+    let mut options = ScanOptions::new(args.paths, cwd);
+    options.include_vendored = args.include_vendored;
+    options.force_exclude = args.force_exclude;
+    options.max_file_size = args.max_file_size;
+    options.select = rule_ids("--select", &args.select)?;
+    options.ignore = rule_ids("--ignore", &args.ignore)?;
+    let format = if args.json {
+        Format::Json
+    } else {
+        args.format.unwrap_or(Format::Text)
+    };
+    Ok(ScanSettings {
+        format,
+        options,
+        fail_on_findings: true,
+    })
+}
+
+/// Static-scan rule ids from `--select`/`--ignore`.
+fn rule_ids(flag: &str, ids: &[String]) -> Result<Vec<&'static crate::catalog::Rule>, Failure> {
+    ids.iter()
+        .map(|id| id.trim())
+        .filter(|id| !id.is_empty())
+        .map(|id| {
+            crate::scan::rules().find(|r| r.code == id).ok_or_else(|| {
+                let known: Vec<&str> = crate::scan::rules().map(|r| r.code).collect();
+                Failure::usage(format!(
+                    "{flag} {id:?} is not a static-scan rule id: use one of {}",
+                    known.join(", ")
+                ))
+            })
+        })
+        .collect()
 }
 
 /// Pairs each `--params` with the `--request` just before it on the command line.

@@ -17,6 +17,7 @@ pub mod redact;
 pub mod report;
 pub mod run;
 pub mod runtime;
+pub mod scan;
 pub mod settings;
 
 /// The guard's version (also in JSON fingerprints, SARIF and `--version`).

@@ -1,9 +1,9 @@
 //! The binary: parse arguments → run → render → exit code. The only place that writes stdout.
 //! A closed stdout pipe (e.g. `| head`) ends the program quietly with the run's exit code.
 
-use mcp_stdio_guard::cli::{self, Command, Format, Settings};
+use mcp_stdio_guard::cli::{self, Command, Format, ScanSettings, Settings};
 use mcp_stdio_guard::exit::{Exit, Failure};
-use mcp_stdio_guard::report;
+use mcp_stdio_guard::report::{self, Report, ScanSection};
 use mcp_stdio_guard::{catalog, runtime};
 use std::io::Write;
 
@@ -42,6 +42,33 @@ fn real_main() -> Result<Exit, Failure> {
             ))),
         },
         Command::Run(settings) => run(*settings),
+        Command::Scan(settings) => {
+            let report = Report {
+                targets: Vec::new(),
+                scan: Some(scan(&settings)?),
+            };
+            write_stdout(&render(&report, settings.format));
+            Ok(report.exit())
+        }
+    }
+}
+
+/// Runs a static scan into its report section.
+fn scan(settings: &ScanSettings) -> Result<ScanSection, Failure> {
+    let result = mcp_stdio_guard::scan::run(&settings.options)?;
+    let paths = settings
+        .options
+        .paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    Ok(ScanSection::new(paths, settings.fail_on_findings, result))
+}
+
+fn render(report: &Report, format: Format) -> String {
+    match format {
+        Format::Text => report::text::render(report),
+        Format::Json => report::json::render(report),
     }
 }
 
@@ -49,22 +76,33 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
     for note in &settings.notes {
         let _ = writeln!(std::io::stderr(), "mcp-stdio-guard: note: {note}");
     }
+    // The scan runs first: a bad --scan path fails before anything is spawned.
+    let scan_section = settings
+        .scan
+        .as_ref()
+        .map(|path| {
+            let cwd = std::env::current_dir()
+                .map_err(|e| Failure::usage(format!("cannot read the current directory: {e}")))?;
+            scan(&ScanSettings {
+                format: settings.format,
+                options: mcp_stdio_guard::scan::ScanOptions::new(vec![path.clone()], cwd),
+                fail_on_findings: settings.fail_on_static,
+            })
+        })
+        .transpose()?;
     runtime::process::become_subreaper();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| Failure::internal(format!("cannot start the async runtime: {e}")))?;
-    let report = rt.block_on(async {
+    let mut report = rt.block_on(async {
         tokio::spawn(exit_on_signal());
         mcp_stdio_guard::run::check(&settings).await
     });
     rt.shutdown_timeout(std::time::Duration::from_millis(200));
-    let text = match settings.format {
-        Format::Text => report::text::render(&report),
-        Format::Json => report::json::render(&report),
-    };
-    write_stdout(&text);
+    report.scan = scan_section;
+    write_stdout(&render(&report, settings.format));
     Ok(report.exit())
 }
 

@@ -35,7 +35,10 @@ pub async fn check(settings: &Settings) -> Report {
             Err(e) => std::panic::resume_unwind(e.into_panic()),
         }
     }
-    Report { targets }
+    Report {
+        targets,
+        scan: None,
+    }
 }
 
 async fn check_target(settings: &Settings, t: TargetSettings) -> Target {

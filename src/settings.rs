@@ -307,16 +307,36 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
         effects: cfg.effects.clone(),
     };
 
-    let scan = match &cfg.scan {
-        Some(p) if !p.exists() => {
+    // `--scan` (relative to the working directory) overrides the config's `scan` (relative to
+    // the config file); either must exist before anything runs.
+    let scan = match (&args.scan, &cfg.scan) {
+        (Some(flag), _) => {
+            let full = std::env::current_dir()
+                .map_err(|e| Failure::usage(format!("cannot read the current directory: {e}")))?
+                .join(flag);
+            if !full.exists() {
+                return Err(Failure::usage(format!(
+                    "--scan {}: no such file or folder; pass the server's source folder",
+                    flag.display()
+                )));
+            }
+            Some(flag.clone())
+        }
+        (None, Some(p)) if !p.exists() => {
             return Err(Failure::usage(format!(
                 "config scan path {} does not exist: point \"scan\" at the server's source folder",
                 p.display()
             )));
         }
-        other => other.clone(),
+        (None, other) => other.clone(),
     };
-    let fail_on_static = cfg.fail_on_static.unwrap_or(profile.fail_on_static());
+    if args.fail_on_static && scan.is_none() {
+        return Err(Failure::usage(
+            "--fail-on-static needs a scan path: add --scan <path> (or \"scan\" in the config file)",
+        ));
+    }
+    let fail_on_static =
+        args.fail_on_static || cfg.fail_on_static.unwrap_or(profile.fail_on_static());
 
     // Operations: explicit --request flags replace the config's requests; safe tool calls follow.
     let mut operations = cli::pair_requests(&args.requests, &args.params, m)?;

@@ -56,7 +56,10 @@ fn reports_match_their_golden_files() {
         .flat_map(|(name, args, command)| {
             ["text", "json"].into_iter().map(move |format| {
                 std::thread::spawn(move || {
+                    // A long timeout: a slow start on a loaded machine must not change the report.
                     let mut full: Vec<String> = [
+                        "--timeout",
+                        "20000",
                         "--quiet-ms",
                         "300",
                         "--shutdown-grace",

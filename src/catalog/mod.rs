@@ -224,9 +224,10 @@ macro_rules! rules {
 
 pub mod protocol;
 pub mod runtime;
+pub mod scan;
 
 /// Every area's list, in the order docs and SARIF present them.
-static AREAS: &[&[&Rule]] = &[runtime::ALL, protocol::ALL];
+static AREAS: &[&[&Rule]] = &[runtime::ALL, protocol::ALL, scan::ALL];
 
 /// Every rule of the catalogue, in a stable order.
 pub fn all() -> impl Iterator<Item = &'static Rule> {

@@ -5,7 +5,7 @@
 //! `summary` and `issues`, and `servers[]` holds one full contract object per server.
 
 use super::status::{self, CONTRACT_CLASSES};
-use super::{Report, Target};
+use super::{Report, ScanSection, Target};
 use crate::catalog::Check;
 use crate::issue::{Issue, Location};
 use crate::runtime::checks::lists::ListKind;
@@ -23,15 +23,18 @@ pub fn render(report: &Report) -> String {
 }
 
 pub fn to_value(report: &Report) -> Value {
+    if report.targets.is_empty() {
+        return scan_value(report.scan.as_ref());
+    }
     if report.targets.len() == 1 {
-        return target_value(&report.targets[0]);
+        return target_value(&report.targets[0], report.scan.as_ref());
     }
     let all: Vec<Issue> = report.issues().cloned().collect();
     let servers: Vec<Value> = report
         .targets
         .iter()
         .map(|t| {
-            let mut v = target_value(t);
+            let mut v = target_value(t, None);
             v["name"] = Value::from(t.name.clone());
             v
         })
@@ -46,7 +49,7 @@ pub fn to_value(report: &Report) -> Value {
     })
 }
 
-fn target_value(t: &Target) -> Value {
+fn target_value(t: &Target, scan: Option<&ScanSection>) -> Value {
     let first = &t.runs[0];
     let mut ran: BTreeSet<Check> = t
         .runs
@@ -56,9 +59,19 @@ fn target_value(t: &Target) -> Value {
     if t.drift.is_some() {
         ran.insert(Check::Repeat);
     }
+    // `--scan` findings merge into the server's issues, checks and summary (reference contract).
+    let merged: Vec<Issue>;
+    let issues: &[Issue] = match scan {
+        Some(s) => {
+            ran.insert(Check::StaticScan);
+            merged = t.issues.iter().chain(&s.issues).cloned().collect();
+            &merged
+        }
+        None => &t.issues,
+    };
     let mut v = json!({
         "schemaVersion": SCHEMA_VERSION,
-        "ok": !t.issues.iter().any(Issue::is_error),
+        "ok": !issues.iter().any(Issue::is_error),
         "config": config_value(t),
         "profile": t.context.profile,
         "command": command_value(t),
@@ -75,14 +88,14 @@ fn target_value(t: &Target) -> Value {
         "capabilityKeys": first.capability_keys,
         "capabilityChecks": capability_checks_value(first),
         "toolSchema": tool_schema_value(first),
-        "fingerprint": fingerprint_value(t),
+        "fingerprint": fingerprint_value(t, scan),
         "process": process_value(first, t.context.timeout_ms),
-        "issueClasses": classes_value(&t.issues),
-        "summary": summary_value(&t.issues),
-        "checks": checks_value(&t.issues, &ran, Some(first), Some(t)),
-        "issues": t.issues.iter().map(issue_value).collect::<Vec<_>>(),
-        "staticScan": static_scan_value(t),
-        "staticFindings": [],
+        "issueClasses": classes_value(issues),
+        "summary": summary_value(issues),
+        "checks": checks_value(issues, &ran, Some(first), Some(t)),
+        "issues": issues.iter().map(issue_value).collect::<Vec<_>>(),
+        "staticScan": static_scan_value(scan, t.context.fail_on_static),
+        "staticFindings": scan.map_or_else(Vec::new, |s| s.issues.iter().map(static_finding_value).collect()),
         "stderr": stderr_value(first),
     });
     if let Some(d) = &t.drift {
@@ -127,14 +140,6 @@ fn config_value(t: &Target) -> Value {
             "adversarialProbes": c.adversarial_probes,
             "adversarialToolCalls": c.adversarial_tool_calls
         }
-    })
-}
-
-fn static_scan_value(t: &Target) -> Value {
-    json!({
-        "enabled": t.context.scan.is_some(),
-        "path": t.context.scan.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
-        "failOnFindings": t.context.fail_on_static,
     })
 }
 
@@ -224,7 +229,7 @@ fn operation_value(op: &OperationRecord) -> Value {
     })
 }
 
-fn fingerprint_value(t: &Target) -> Value {
+fn fingerprint_value(t: &Target, scan: Option<&ScanSection>) -> Value {
     let c = &t.context;
     let cwd_requested = c
         .cwd_requested
@@ -275,7 +280,7 @@ fn fingerprint_value(t: &Target) -> Value {
         "runtimes": runtimes,
         "package": c.package.as_ref().map(|p| json!({"name": p.name, "version": p.version, "ecosystem": p.ecosystem, "source": p.source})),
         "env": {"inherited": true, "names": c.env_names, "values": env_values},
-        "staticScan": static_scan_value(t),
+        "staticScan": static_scan_value(scan, t.context.fail_on_static),
         "timings": {
             "startupMs": first.timings.spawn.map(|d| d.as_millis() as u64),
             "initializeMs": first.timings.initialize.map(|d| d.as_millis() as u64),
@@ -512,4 +517,98 @@ pub fn issue_value(i: &Issue) -> Value {
     }
     v.insert("docs".into(), Value::from(i.rule.docs_url()));
     Value::Object(v)
+}
+
+/// The reference's `staticScan` block.
+/// `staticScan`: whether a scan ran, on what, and whether its findings fail (set by the profile
+/// or config even when no scan path was given).
+fn static_scan_value(scan: Option<&ScanSection>, fail_on_static: bool) -> Value {
+    match scan {
+        Some(s) => json!({
+            "enabled": true,
+            "path": s.paths.join(" "),
+            "failOnFindings": s.fail_on_findings,
+        }),
+        None => json!({"enabled": false, "path": "", "failOnFindings": fail_on_static}),
+    }
+}
+
+/// The position fields of a source finding (`file`, `line`, `column`, `endLine`, `endColumn`).
+fn source_fields(i: &Issue, v: &mut Map<String, Value>) {
+    if let Some(Location::Source {
+        file,
+        line,
+        column,
+        end_line,
+        end_column,
+    }) = &i.location
+    {
+        v.insert("file".into(), Value::from(file.display().to_string()));
+        v.insert("line".into(), Value::from(*line));
+        v.insert("column".into(), Value::from(*column));
+        v.insert("endLine".into(), Value::from(*end_line));
+        v.insert("endColumn".into(), Value::from(*end_column));
+    }
+}
+
+/// One entry of the reference's `staticFindings[]` (`reason` is the reference's name for the rule).
+fn static_finding_value(i: &Issue) -> Value {
+    let mut v = Map::new();
+    v.insert(
+        "language".into(),
+        i.fields.get("language").cloned().unwrap_or(Value::from("")),
+    );
+    source_fields(i, &mut v);
+    v.insert("rule".into(), Value::from(i.code()));
+    v.insert("reason".into(), Value::from(i.code()));
+    v.insert("severity".into(), Value::from(i.severity.as_str()));
+    v.insert("message".into(), Value::from(i.message.clone()));
+    v.insert("help".into(), Value::from(i.help.clone()));
+    Value::Object(v)
+}
+
+/// One entry of `scan --format json`'s `findings[]`.
+fn finding_value(i: &Issue) -> Value {
+    let mut v = Map::new();
+    source_fields(i, &mut v);
+    v.insert("rule".into(), Value::from(i.code()));
+    v.insert("severity".into(), Value::from(i.severity.as_str()));
+    v.insert("message".into(), Value::from(i.message.clone()));
+    v.insert("help".into(), Value::from(i.help.clone()));
+    for key in ["language", "context"] {
+        if let Some(val) = i.fields.get(key) {
+            v.insert(key.into(), val.clone());
+        }
+    }
+    v.insert("docs".into(), Value::from(i.rule.docs_url()));
+    Value::Object(v)
+}
+
+/// `scan --format json`: the findings with the same `ok`/`summary` as the runtime contract.
+fn scan_value(scan: Option<&ScanSection>) -> Value {
+    let empty = ScanSection::default();
+    let s = scan.unwrap_or(&empty);
+    let st = &s.stats;
+    let languages: Map<String, Value> = st
+        .languages
+        .iter()
+        .map(|(l, n)| (l.to_string(), Value::from(*n)))
+        .collect();
+    json!({
+        "schemaVersion": SCHEMA_VERSION,
+        "ok": !s.issues.iter().any(Issue::is_error),
+        "staticScan": static_scan_value(scan, true),
+        "summary": summary_value(&s.issues),
+        "findings": s.issues.iter().map(finding_value).collect::<Vec<_>>(),
+        "stats": {
+            "files": st.files,
+            "parsed": st.parsed,
+            "prefiltered": st.prefiltered,
+            "skipped": st.skipped,
+            "bytes": st.bytes,
+            "parsedBytes": st.parsed_bytes,
+            "durationMs": st.duration.as_millis() as u64,
+            "languages": languages,
+        },
+    })
 }

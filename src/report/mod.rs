@@ -58,10 +58,48 @@ pub struct Target {
     pub drift: Option<Drift>,
 }
 
-/// A whole report.
+/// A whole report: checked servers, and the static scan when one ran.
 #[derive(Debug, Clone, Default)]
 pub struct Report {
     pub targets: Vec<Target>,
+    pub scan: Option<ScanSection>,
+}
+
+/// A static scan in a report (`scan`, or `--scan` next to a runtime run). Its issues carry
+/// `Location::Source`; in runtime mode they are already lowered to warnings unless
+/// `--fail-on-static`.
+#[derive(Debug, Clone, Default)]
+pub struct ScanSection {
+    /// The paths as given on the command line.
+    pub paths: Vec<String>,
+    pub fail_on_findings: bool,
+    pub issues: Vec<Issue>,
+    pub stats: crate::scan::ScanStats,
+}
+
+impl ScanSection {
+    /// Wraps a scan result. When findings must not fail the run (runtime `--scan` without
+    /// `--fail-on-static`), error-level findings are lowered to warnings, as in the reference.
+    pub fn new(
+        paths: Vec<String>,
+        fail_on_findings: bool,
+        result: crate::scan::ScanResult,
+    ) -> Self {
+        let mut issues = result.issues;
+        if !fail_on_findings {
+            for issue in &mut issues {
+                if issue.severity == Severity::Error {
+                    issue.severity = Severity::Warning;
+                }
+            }
+        }
+        ScanSection {
+            paths,
+            fail_on_findings,
+            issues,
+            stats: result.stats,
+        }
+    }
 }
 
 impl Report {
@@ -75,7 +113,15 @@ impl Report {
     }
 
     pub fn issues(&self) -> impl Iterator<Item = &Issue> {
-        self.targets.iter().flat_map(|t| t.issues.iter())
+        self.targets
+            .iter()
+            .flat_map(|t| t.issues.iter())
+            .chain(self.scan.iter().flat_map(|s| s.issues.iter()))
+    }
+
+    /// The scan's issues, for renderers that merge them into a runtime target.
+    pub fn scan_issues(&self) -> &[Issue] {
+        self.scan.as_ref().map_or(&[], |s| s.issues.as_slice())
     }
 }
 

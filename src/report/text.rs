@@ -1,7 +1,7 @@
 //! Human text, in the reference tool's style: a PASS/FAIL header, the facts of the run, then one
 //! line per issue with its code and message and a `help:` line with the fix.
 
-use super::{Report, Target, status};
+use super::{Report, ScanSection, Target, status};
 use crate::issue::{Issue, Location, escape_bytes};
 use crate::runtime::record::{CapabilityStatus, Era, OperationStatus, RunRecord, ShutdownStage};
 use std::fmt::Write;
@@ -11,17 +11,64 @@ const STDERR_TAIL_LINES: usize = 12;
 
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
+    if report.targets.is_empty() {
+        if let Some(scan) = &report.scan {
+            scan_text(&mut out, scan);
+        }
+        return out;
+    }
     for (i, target) in report.targets.iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        target_text(&mut out, target, report.targets.len() > 1);
+        // `--scan` findings belong to the (single) server the run checked.
+        let extra = if i == 0 { report.scan_issues() } else { &[] };
+        target_text(&mut out, target, report.targets.len() > 1, extra);
     }
     out
 }
 
-fn target_text(out: &mut String, t: &Target, named: bool) {
-    let summary = status::summary(&t.issues);
+/// `scan` on its own: one `file:line:col: [severity] rule: message` line per finding, its help,
+/// then a verdict line with the counts.
+fn scan_text(out: &mut String, scan: &ScanSection) {
+    for issue in &scan.issues {
+        issue_text(out, issue);
+    }
+    let summary = status::summary(&scan.issues);
+    let files = scan
+        .issues
+        .iter()
+        .filter_map(|i| match &i.location {
+            Some(Location::Source { file, .. }) => Some(file),
+            _ => None,
+        })
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let st = &scan.stats;
+    let verdict = if summary.errors > 0 { "FAIL" } else { "PASS" };
+    let _ = writeln!(
+        out,
+        "{verdict} static scan: {} error{}, {} warning{}{} in {files} file{} ({} file{} checked, {} parsed, {} ms)",
+        summary.errors,
+        plural(summary.errors),
+        summary.warnings,
+        plural(summary.warnings),
+        if summary.notes > 0 {
+            format!(", {} note{}", summary.notes, plural(summary.notes))
+        } else {
+            String::new()
+        },
+        plural(files),
+        st.files,
+        plural(st.files),
+        st.parsed,
+        st.duration.as_millis()
+    );
+}
+
+fn target_text(out: &mut String, t: &Target, named: bool, extra: &[Issue]) {
+    let all: Vec<Issue> = t.issues.iter().chain(extra).cloned().collect();
+    let summary = status::summary(&all);
     let verdict = if summary.errors > 0 { "FAIL" } else { "PASS" };
     if named {
         let _ = writeln!(out, "{verdict} MCP stdio guard: {}", t.name);
@@ -48,7 +95,7 @@ fn target_text(out: &mut String, t: &Target, named: bool) {
             let _ = writeln!(out, "drift: {}", d.codes.join(", "));
         }
     }
-    for issue in &t.issues {
+    for issue in &all {
         issue_text(out, issue);
     }
     let failed = t.runs.iter().any(|r| r.has_errors());
@@ -206,9 +253,15 @@ fn issue_text(out: &mut String, issue: &Issue) {
         }) => format!("{}:{line}:{column}: ", file.display()),
         _ => String::new(),
     };
+    let context = issue
+        .fields
+        .get("context")
+        .and_then(|v| v.as_str())
+        .map(|c| format!(" ({c})"))
+        .unwrap_or_default();
     let _ = writeln!(
         out,
-        "[{}] {}{run}: {location}{}",
+        "[{}] {}{run}: {location}{}{context}",
         issue.severity.as_str(),
         issue.code(),
         issue.message

@@ -140,7 +140,8 @@ pub fn spawn(spec: &SpawnSpec, start: Instant) -> Result<(Link, ServerProcess), 
     let stdout = child.stdout.take().expect("stdout is piped");
     let stdin = child.stdin.take().expect("stdin is piped");
     let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
-    let (link, tx) = Link::new(stdout, stdin, spec.limits, start);
+    let stdin_fd = std::os::fd::AsRawFd::as_raw_fd(&stdin);
+    let (link, tx) = Link::with_stdin_fd(stdout, stdin, Some(stdin_fd), spec.limits, start);
 
     let stderr = Arc::new(Mutex::new(StderrTail::new(spec.max_stderr_bytes)));
     let sink = stderr.clone();

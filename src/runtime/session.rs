@@ -71,11 +71,13 @@ impl BusyClock {
         self.last = (self.probe)();
     }
 
-    /// At a deadline: how much longer to wait, if the server used CPU since the last look.
-    pub fn extend(&mut self) -> Option<Duration> {
-        let now = (self.probe)()?;
-        let busy = self.last.is_some_and(|last| now >= last + BUSY_TICKS);
-        self.last = Some(now);
+    /// At a deadline: how much longer to wait, if the server used CPU since the last look or has
+    /// not even read what the guard sent (`unread`: it is still starting, not ignoring it).
+    pub fn extend(&mut self, unread: bool) -> Option<Duration> {
+        let now = (self.probe)();
+        let busy = unread
+            || matches!((self.last, now), (Some(last), Some(now)) if now >= last + BUSY_TICKS);
+        self.last = now;
         if busy && self.extended < self.budget {
             self.extended += BUSY_STEP;
             Some(BUSY_STEP)
@@ -412,7 +414,7 @@ impl Session {
             if self.wait_exit(deadline).await {
                 break true;
             }
-            match clock.as_mut().and_then(BusyClock::extend) {
+            match clock.as_mut().and_then(|c| c.extend(false)) {
                 Some(step) => deadline = Instant::now() + step,
                 None => break false,
             }
@@ -435,7 +437,10 @@ impl Session {
     }
 
     async fn wait_for(&mut self, id: &Id, timeout: Duration) -> Outcome {
-        let mut clock = self.busy_probe.clone().map(|p| BusyClock::new(p, timeout));
+        // A short window (the discover probe) may stretch up to the session timeout while the
+        // server is busy or has not read the request yet; a timeout up to its own length again.
+        let budget = timeout.max(self.cfg.timeout.min(timeout * 5));
+        let mut clock = self.busy_probe.clone().map(|p| BusyClock::new(p, budget));
         let outcome = self
             .wait_inner(id, Instant::now() + timeout, clock.as_mut())
             .await;
@@ -526,7 +531,8 @@ impl Session {
                     if self.lsp_framing.is_some() {
                         return Outcome::Reply(Reply::Broken { at: self.now() });
                     }
-                    if let Some(step) = clock.as_deref_mut().and_then(BusyClock::extend) {
+                    let unread = self.link.stdin_unread().is_some_and(|n| n > 0);
+                    if let Some(step) = clock.as_deref_mut().and_then(|c| c.extend(unread)) {
                         deadline = Instant::now() + step;
                         continue;
                     }

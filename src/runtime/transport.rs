@@ -62,6 +62,8 @@ pub struct Counters {
     pub stdout_bytes: AtomicU64,
     pub stdout_lines: AtomicU64,
     pub stdin_bytes: AtomicU64,
+    /// Bytes queued for stdin and not yet written into the pipe.
+    pub stdin_queued: AtomicU64,
     /// True while a partial stdout line is buffered (written without its newline yet).
     pub stdout_partial: AtomicBool,
 }
@@ -74,7 +76,13 @@ pub struct Link {
     stdin: Option<mpsc::UnboundedSender<Vec<u8>>>,
     writer: Option<JoinHandle<()>>,
     reader: Option<JoinHandle<()>>,
+    /// The stdin pipe's descriptor while the writer owns it (cleared, under the lock, before it is
+    /// closed), to ask the kernel how many bytes the server has not read yet.
+    stdin_fd: StdinFd,
 }
+
+/// See [`Link::stdin_unread`].
+pub type StdinFd = Arc<std::sync::Mutex<Option<std::os::fd::RawFd>>>;
 
 /// The sending half of the event stream, for whoever watches the process exit.
 pub type EventSender = mpsc::Sender<Event>;
@@ -94,6 +102,21 @@ impl Link {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        Link::with_stdin_fd(stdout, stdin, None, limits, start)
+    }
+
+    /// Like [`Link::new`], for a real pipe whose descriptor can be asked for unread bytes.
+    pub fn with_stdin_fd<R, W>(
+        stdout: R,
+        stdin: W,
+        fd: Option<std::os::fd::RawFd>,
+        limits: FramerLimits,
+        start: Instant,
+    ) -> (Link, EventSender)
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
         let (tx, rx) = mpsc::channel(EVENT_BUFFER);
         let counters = Arc::new(Counters::default());
         let reader = tokio::spawn(read_stdout(
@@ -104,12 +127,14 @@ impl Link {
             counters.clone(),
         ));
         let (in_tx, in_rx) = mpsc::unbounded_channel();
+        let stdin_fd: StdinFd = Arc::new(std::sync::Mutex::new(fd));
         let writer = tokio::spawn(write_stdin(
             stdin,
             in_rx,
             start,
             tx.clone(),
             counters.clone(),
+            stdin_fd.clone(),
         ));
         (
             Link {
@@ -119,6 +144,7 @@ impl Link {
                 stdin: Some(in_tx),
                 writer: Some(writer),
                 reader: Some(reader),
+                stdin_fd,
             },
             tx,
         )
@@ -132,9 +158,32 @@ impl Link {
     /// Queues bytes for stdin. Never blocks; returns false when stdin is already closed.
     pub fn send(&self, bytes: Vec<u8>) -> bool {
         match &self.stdin {
-            Some(tx) => tx.send(bytes).is_ok(),
+            Some(tx) => {
+                self.counters
+                    .stdin_queued
+                    .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+                tx.send(bytes).is_ok()
+            }
             None => false,
         }
+    }
+
+    /// Bytes sent to the server that it has not read yet: still queued in the guard, or sitting
+    /// in the pipe (Linux `FIONREAD`). `None` when unknown (no pipe descriptor, stdin closed).
+    /// A request the server has not read cannot have been ignored: it is still starting.
+    pub fn stdin_unread(&self) -> Option<u64> {
+        let queued = self.counters.stdin_queued.load(Ordering::Relaxed);
+        let guard = self.stdin_fd.lock().ok()?;
+        let fd = (*guard)?;
+        let mut in_pipe: nix::libc::c_int = 0;
+        // SAFETY: `fd` is the open write end of the stdin pipe: the writer clears it under this
+        // lock before closing it, so it cannot be closed or reused while we hold the lock.
+        // FIONREAD writes one c_int.
+        let rc = unsafe { nix::libc::ioctl(fd, nix::libc::FIONREAD, &mut in_pipe) };
+        if rc != 0 {
+            return None;
+        }
+        Some(queued + in_pipe.max(0) as u64)
     }
 
     pub fn stdin_open(&self) -> bool {
@@ -227,6 +276,7 @@ async fn write_stdin<W: AsyncWrite + Unpin>(
     start: Instant,
     tx: EventSender,
     counters: Arc<Counters>,
+    fd: StdinFd,
 ) {
     while let Some(bytes) = rx.recv().await {
         let result = async {
@@ -234,6 +284,9 @@ async fn write_stdin<W: AsyncWrite + Unpin>(
             stdin.flush().await
         }
         .await;
+        counters
+            .stdin_queued
+            .fetch_sub(bytes.len() as u64, Ordering::Relaxed);
         match result {
             Ok(()) => {
                 counters
@@ -241,6 +294,7 @@ async fn write_stdin<W: AsyncWrite + Unpin>(
                     .fetch_add(bytes.len() as u64, Ordering::Relaxed);
             }
             Err(err) => {
+                forget_fd(&fd);
                 let _ = tx
                     .send(Event::StdinError {
                         at: start.elapsed(),
@@ -251,5 +305,13 @@ async fn write_stdin<W: AsyncWrite + Unpin>(
             }
         }
     }
+    forget_fd(&fd);
     let _ = stdin.shutdown().await;
+}
+
+/// Clears the descriptor before the pipe is closed (see [`Link::stdin_unread`]).
+fn forget_fd(fd: &StdinFd) {
+    if let Ok(mut fd) = fd.lock() {
+        *fd = None;
+    }
 }

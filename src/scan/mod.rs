@@ -1,0 +1,538 @@
+//! The static scan: source files → tree-sitter trees → findings (`Issue`s with a
+//! `Location::Source`). Synchronous and parallel over files; nothing here prints.
+//!
+//! Per file: read (size and binary checks first), a byte prefilter (a file with none of its
+//! language's candidate tokens is never parsed), parse with a per-thread parser, run the
+//! language's analyzer, report the first parse error as a note (the rest of the tree is still
+//! analyzed), apply inline suppressions, and lower the severity in test files and dev scripts.
+//! Workers hold one file at a time and keep only findings, so memory is bounded by the largest
+//! file, whatever the size of the tree.
+
+pub mod lang;
+pub mod plan;
+pub mod suppress;
+pub mod walk;
+
+use crate::catalog::scan::{STATIC_FILE_SKIPPED, STATIC_PARSE_ERROR};
+use crate::catalog::{Class, Rule, Severity};
+use crate::exit::Failure;
+use crate::issue::{Issue, Location};
+use lang::{Condition, Finding, Lang};
+use plan::Plan;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use walk::{Candidate, Context};
+
+/// Files larger than this are skipped with a note (minified bundles, generated code).
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 2 * 1024 * 1024;
+
+/// What to scan and how.
+#[derive(Debug, Clone)]
+pub struct ScanOptions {
+    /// Files or folders as given; relative paths are taken from `cwd`.
+    pub paths: Vec<PathBuf>,
+    pub cwd: PathBuf,
+    pub include_vendored: bool,
+    pub force_exclude: bool,
+    /// Only these rules (empty: all).
+    pub select: Vec<&'static Rule>,
+    /// Never these rules.
+    pub ignore: Vec<&'static Rule>,
+    pub max_file_size: u64,
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+    /// The byte prefilter and the lexer plan; always on except in the test that proves they
+    /// lose nothing.
+    pub prefilter: bool,
+    /// Files larger than this are parsed statement by statement (see `plan`).
+    pub region_min_bytes: usize,
+}
+
+impl ScanOptions {
+    pub fn new(paths: Vec<PathBuf>, cwd: PathBuf) -> ScanOptions {
+        ScanOptions {
+            paths,
+            cwd,
+            include_vendored: false,
+            force_exclude: false,
+            select: Vec::new(),
+            ignore: Vec::new(),
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
+            threads: 0,
+            prefilter: true,
+            region_min_bytes: plan::DEFAULT_REGION_MIN_BYTES,
+        }
+    }
+
+    fn wants(&self, rule: &Rule) -> bool {
+        (self.select.is_empty() || self.select.contains(&rule)) && !self.ignore.contains(&rule)
+    }
+}
+
+/// Counters of one scan.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScanStats {
+    /// Files the walk found in a supported language (or named explicitly).
+    pub files: usize,
+    /// Files parsed and analyzed.
+    pub parsed: usize,
+    /// Files the prefilter ruled out without parsing.
+    pub prefiltered: usize,
+    /// Binary, oversized, unreadable or unsupported files.
+    pub skipped: usize,
+    /// Bytes read.
+    pub bytes: u64,
+    /// Bytes handed to the parser (whole files, or the planned statements of large ones).
+    pub parsed_bytes: u64,
+    pub duration: Duration,
+    /// Files parsed per language.
+    pub languages: Vec<(&'static str, usize)>,
+}
+
+/// The result of a scan: findings in file order, then line and column.
+#[derive(Debug, Clone, Default)]
+pub struct ScanResult {
+    pub issues: Vec<Issue>,
+    pub stats: ScanStats,
+}
+
+/// What one worker made of one file.
+#[derive(Default)]
+struct FileOutcome {
+    findings: Vec<(Finding, Severity)>,
+    satisfies: Vec<Condition>,
+    lang: Option<Lang>,
+    parsed: bool,
+    prefiltered: bool,
+    skipped: bool,
+    bytes: u64,
+    parsed_bytes: u64,
+    /// Row starts for column conversion (only when there are findings).
+    text: Option<Vec<u8>>,
+}
+
+/// Scans the given paths. Errors are failures of the tool (a missing path, an unreadable
+/// explicit file), never findings.
+pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
+    let started = Instant::now();
+    let files = walk::discover(
+        &opts.paths,
+        &opts.cwd,
+        opts.include_vendored,
+        opts.force_exclude,
+    )?;
+    // Explicit files must be readable: pre-commit passing a broken path is a usage error.
+    for f in files.iter().filter(|f| f.explicit) {
+        if let Err(e) = std::fs::File::open(&f.path) {
+            return Err(Failure::usage(format!(
+                "cannot read {}: {e}; check the path and its permissions",
+                f.display.display()
+            )));
+        }
+    }
+    let threads = if opts.threads > 0 {
+        opts.threads
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    }
+    .min(files.len().max(1));
+
+    // Largest files first, so no thread is left parsing one big file while the others idle.
+    let mut order: Vec<(u64, usize)> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (std::fs::metadata(&f.path).map_or(0, |m| m.len()), i))
+        .collect();
+    order.sort_by(|a, b| b.cmp(a));
+    let next = AtomicUsize::new(0);
+    let mut outcomes: Vec<Option<FileOutcome>> = Vec::new();
+    outcomes.resize_with(files.len(), || None);
+    let results: Vec<Vec<(usize, FileOutcome)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .filter_map(|_| {
+                // Generous stacks: analyzers recurse along nested expressions.
+                std::thread::Builder::new()
+                    .stack_size(16 << 20)
+                    .spawn_scoped(s, || {
+                        let mut mine = Vec::new();
+                        loop {
+                            let k = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(&(_, i)) = order.get(k) else { break };
+                            mine.push((i, scan_file_guarded(&files[i], opts)));
+                        }
+                        mine
+                    })
+                    .ok()
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    for (i, o) in results.into_iter().flatten() {
+        outcomes[i] = Some(o);
+    }
+
+    let satisfied: HashSet<Condition> = outcomes
+        .iter()
+        .flatten()
+        .flat_map(|o| o.satisfies.iter().copied())
+        .collect();
+    let mut stats = ScanStats {
+        files: files.len(),
+        ..ScanStats::default()
+    };
+    let mut languages: HashMap<&'static str, usize> = HashMap::new();
+    let mut issues = Vec::new();
+    for (file, outcome) in files.iter().zip(outcomes) {
+        let Some(o) = outcome else {
+            stats.skipped += 1; // a worker panicked on this file: never take the scan down
+            continue;
+        };
+        stats.bytes += o.bytes;
+        stats.parsed_bytes += o.parsed_bytes;
+        stats.parsed += o.parsed as usize;
+        stats.prefiltered += o.prefiltered as usize;
+        stats.skipped += o.skipped as usize;
+        if o.parsed
+            && let Some(l) = o.lang
+        {
+            *languages.entry(l.name()).or_default() += 1;
+        }
+        let starts = o.text.as_deref().map(row_starts);
+        for (f, severity) in o.findings {
+            if f.unless.is_some_and(|c| satisfied.contains(&c)) {
+                continue;
+            }
+            let (line, column, end_line, end_column) = match (&starts, o.text.as_deref()) {
+                (Some(st), Some(text)) => (
+                    f.start.0 as u32 + 1,
+                    char_column(text, st, f.start) + 1,
+                    f.end.0 as u32 + 1,
+                    char_column(text, st, f.end) + 1,
+                ),
+                _ => (1, 1, 1, 1),
+            };
+            let mut issue = Issue::new(f.rule, f.message)
+                .severity(severity)
+                .at(Location::Source {
+                    file: file.display.clone(),
+                    line,
+                    column,
+                    end_line,
+                    end_column,
+                });
+            if let Some(h) = f.help {
+                issue = issue.help(h);
+            }
+            if let Some(l) = o.lang {
+                issue = issue.field("language", l.name());
+            }
+            let ctx = Context::of(&file.display);
+            if let Some(label) = ctx.label() {
+                issue = issue.field("context", label);
+            }
+            issues.push(issue);
+        }
+    }
+    let mut langs: Vec<(&'static str, usize)> = languages.into_iter().collect();
+    langs.sort();
+    stats.languages = langs;
+    stats.duration = started.elapsed();
+    Ok(ScanResult { issues, stats })
+}
+
+thread_local! {
+    static PARSERS: RefCell<HashMap<Lang, tree_sitter::Parser>> = RefCell::new(HashMap::new());
+}
+
+/// A bug in an analyzer must cost one file, never the scan: the file counts as skipped and its
+/// parser is rebuilt.
+fn scan_file_guarded(file: &Candidate, opts: &ScanOptions) -> FileOutcome {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| scan_file(file, opts))) {
+        Ok(outcome) => outcome,
+        Err(_) => {
+            PARSERS.with(|cell| cell.borrow_mut().clear());
+            FileOutcome {
+                skipped: true,
+                ..FileOutcome::default()
+            }
+        }
+    }
+}
+
+fn scan_file(file: &Candidate, opts: &ScanOptions) -> FileOutcome {
+    let mut out = FileOutcome::default();
+    let size = std::fs::metadata(&file.path).map(|m| m.len()).unwrap_or(0);
+    if size > opts.max_file_size {
+        out.skipped = true;
+        note(
+            &mut out,
+            opts,
+            &STATIC_FILE_SKIPPED,
+            format!(
+                "{} bytes is over the {}-byte limit; the file was not scanned",
+                size, opts.max_file_size
+            ),
+        );
+        return out;
+    }
+    let Ok(bytes) = std::fs::read(&file.path) else {
+        out.skipped = true;
+        return out;
+    };
+    out.bytes = bytes.len() as u64;
+    let head = &bytes[..bytes.len().min(8192)];
+    if memchr::memchr(0, head).is_some() {
+        out.skipped = true;
+        if file.explicit {
+            note(
+                &mut out,
+                opts,
+                &STATIC_FILE_SKIPPED,
+                "the file looks binary (it contains NUL bytes); it was not scanned".to_string(),
+            );
+        }
+        return out;
+    }
+    let Some(lang) = file.lang.or_else(|| Lang::from_shebang(head)) else {
+        out.skipped = true;
+        return out;
+    };
+    out.lang = Some(lang);
+    if opts.prefilter
+        && !lang
+            .prefilter()
+            .iter()
+            .any(|t| memchr::memmem::find(&bytes, t.as_bytes()).is_some())
+    {
+        out.prefiltered = true;
+        return out;
+    }
+    let plan_of = |text: &[u8]| {
+        if !opts.prefilter {
+            return Plan::Whole;
+        }
+        match lang {
+            Lang::Python => plan::python(text, opts.region_min_bytes),
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
+                plan::javascript_planned(text, opts.region_min_bytes)
+            }
+            _ => Plan::Whole,
+        }
+    };
+    // The plan runs on the raw bytes, so a file ruled out is never even validated.
+    let mut plan = plan_of(&bytes);
+    if plan == Plan::Skip {
+        out.prefiltered = true;
+        return out;
+    }
+    // Non-UTF-8 text is scanned with replacement characters (planned again, since offsets
+    // move): positions before the first bad byte are exact, and nothing crashes.
+    let text: String = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            plan = plan_of(text.as_bytes());
+            if plan == Plan::Skip {
+                out.prefiltered = true;
+                return out;
+            }
+            text
+        }
+    };
+    out.parsed_bytes = match &plan {
+        Plan::Ranges(r) => r.iter().map(|(r, _)| r.len() as u64).sum(),
+        _ => text.len() as u64,
+    };
+    let parsed_whole = std::cell::Cell::new(false);
+    let tree = PARSERS.with(|cell| {
+        let mut parsers = cell.borrow_mut();
+        let parser = parsers.entry(lang).or_insert_with(|| {
+            let mut p = tree_sitter::Parser::new();
+            p.set_language(&lang.grammar())
+                .expect("bundled grammars match the tree-sitter core");
+            p
+        });
+        if let Plan::Ranges(ranges) = &plan {
+            let ranges = ts_ranges(text.as_bytes(), ranges);
+            if parser.set_included_ranges(&ranges).is_ok() {
+                let partial = parser.parse(text.as_bytes(), None);
+                let _ = parser.set_included_ranges(&[]);
+                // A syntax error in the kept statements may come from the cut: parse it all.
+                if let Some(t) = partial.filter(|t| !t.root_node().has_error()) {
+                    return Some(t);
+                }
+                parsed_whole.set(true);
+            }
+        }
+        parser.parse(text.as_bytes(), None)
+    });
+    if parsed_whole.get() {
+        out.parsed_bytes += text.len() as u64;
+    }
+    let Some(tree) = tree else {
+        out.skipped = true;
+        return out;
+    };
+    out.parsed = true;
+    let facts = lang::analyze(lang, &tree, &text);
+    let text = text.into_bytes();
+    out.satisfies = facts.satisfies;
+    let ctx = Context::of(&file.display);
+    let mut findings: Vec<Finding> = facts
+        .findings
+        .into_iter()
+        .filter(|f| opts.wants(f.rule))
+        .collect();
+    if tree.root_node().has_error()
+        && opts.wants(&STATIC_PARSE_ERROR)
+        && let Some(err) = first_error(tree.root_node())
+    {
+        let s = err.start_position();
+        let what = if err.is_missing() {
+            format!("a missing `{}`", err.kind())
+        } else {
+            "syntax it cannot read".to_string()
+        };
+        findings.push(Finding {
+            rule: &STATIC_PARSE_ERROR,
+            start: (s.row, s.column),
+            end: (s.row, s.column),
+            message: format!(
+                "the {} parser met {what} at line {}; the rest of the file was still scanned",
+                lang.name(),
+                s.row + 1
+            ),
+            help: None,
+            unless: None,
+        });
+    }
+    if !findings.is_empty() && suppress::may_have_markers(&text) {
+        let sups = suppress::collect(lang, &tree, &text);
+        findings.retain(|f| {
+            !sups
+                .iter()
+                .any(|s| s.covers(f.rule.code, f.start.0, f.end.0))
+        });
+    }
+    findings.sort_by_key(|f| (f.start, f.end, f.rule.code));
+    findings.dedup_by(|a, b| a.start == b.start && a.rule == b.rule);
+    out.findings = findings
+        .into_iter()
+        .map(|f| {
+            let sev = lowered(f.rule, ctx);
+            (f, sev)
+        })
+        .collect();
+    if !out.findings.is_empty() {
+        out.text = Some(text);
+    }
+    out
+}
+
+/// Severity in context: write findings in tests and dev scripts are warnings (they do not run
+/// in the server), notes stay notes, and replacing stdout stays an error everywhere.
+fn lowered(rule: &'static Rule, ctx: Context) -> Severity {
+    if ctx == Context::Source
+        || rule.severity != Severity::Error
+        || rule == &crate::catalog::scan::STATIC_STDOUT_REDIRECT
+    {
+        rule.severity
+    } else {
+        Severity::Warning
+    }
+}
+
+fn note(out: &mut FileOutcome, opts: &ScanOptions, rule: &'static Rule, message: String) {
+    if opts.wants(rule) {
+        out.findings.push((
+            Finding {
+                rule,
+                start: (0, 0),
+                end: (0, 0),
+                message,
+                help: None,
+                unless: None,
+            },
+            rule.severity,
+        ));
+        out.text = Some(Vec::new());
+    }
+}
+
+/// The first ERROR or MISSING node in document order.
+fn first_error(root: tree_sitter::Node) -> Option<tree_sitter::Node> {
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            return Some(node);
+        }
+        if node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return None;
+            }
+        }
+    }
+}
+
+/// Byte ranges with their start rows → tree-sitter ranges.
+fn ts_ranges(text: &[u8], ranges: &[(std::ops::Range<usize>, usize)]) -> Vec<tree_sitter::Range> {
+    ranges
+        .iter()
+        .map(|(r, row)| {
+            let body = &text[r.clone()];
+            let newlines = memchr::memchr_iter(b'\n', body).count();
+            let end_col = match memchr::memrchr(b'\n', body) {
+                Some(p) => body.len() - p - 1,
+                None => body.len(),
+            };
+            tree_sitter::Range {
+                start_byte: r.start,
+                end_byte: r.end,
+                start_point: tree_sitter::Point {
+                    row: *row,
+                    column: 0,
+                },
+                end_point: tree_sitter::Point {
+                    row: row + newlines,
+                    column: end_col,
+                },
+            }
+        })
+        .collect()
+}
+
+fn row_starts(text: &[u8]) -> Vec<usize> {
+    let mut starts = vec![0];
+    starts.extend(memchr::memchr_iter(b'\n', text).map(|i| i + 1));
+    starts
+}
+
+/// A 0-based character column from a 0-based (row, byte column).
+fn char_column(text: &[u8], starts: &[usize], (row, col): (usize, usize)) -> u32 {
+    let Some(&start) = starts.get(row) else {
+        return col as u32;
+    };
+    let end = (start + col).min(text.len());
+    match std::str::from_utf8(&text[start..end]) {
+        Ok(s) => s.chars().count() as u32,
+        Err(_) => col as u32,
+    }
+}
+
+/// Every rule of the static scan, for `--select/--ignore` validation and docs.
+pub fn rules() -> impl Iterator<Item = &'static Rule> {
+    crate::catalog::all().filter(|r| r.class == Class::StaticScan)
+}
