@@ -1105,3 +1105,211 @@ fn dist_wheel_installs_into_a_venv_and_runs() {
         .arg(repo().join("examples/noisy-server/server.py")));
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
 }
+
+// ------------------------------------------------------------------------------ pre-commit
+
+/// A project with one bad file (a `.mts` module that logs to stdout: pre-commit's own file types
+/// do not know `.mts`) and one good file (a Python module that prints to stderr), committed.
+fn sample_project(name: &str) -> PathBuf {
+    let dir = scratch(name);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(
+        dir.join("src/server.mts"),
+        "import { McpServer } from \"@modelcontextprotocol/sdk/server/mcp.js\";\n\
+         console.log(\"server starting\");\n\
+         export const server = new McpServer({ name: \"demo\", version: \"1.0.0\" });\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("src/tools.py"),
+        "import sys\n\n\ndef hello(name):\n    print(f\"hello {name}\", file=sys.stderr)\n    return name\n",
+    )
+    .unwrap();
+    let git = |args: &[&str]| {
+        run_ok(
+            Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+                .args(args)
+                .current_dir(&dir),
+        );
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "sample"]);
+    dir
+}
+
+/// `pre-commit try-repo <this repository> <hook>` in the sample project, on `files`, with a
+/// fresh PRE_COMMIT_HOME (so the hook's environment is really installed).
+fn try_repo(
+    tools: &Tools,
+    hook: &str,
+    project: &Path,
+    home: &Path,
+    env: &[(&str, String)],
+    files: &[&str],
+) -> Output {
+    let mut cmd = Command::new(tools.venv_bin.join("pre-commit"));
+    cmd.args(["try-repo", "--verbose"])
+        .arg(repo())
+        .arg(hook)
+        .arg("--files")
+        .args(files)
+        .current_dir(project)
+        .env("PRE_COMMIT_HOME", home)
+        .env("PATH", path_with(&tools.venv_bin))
+        .env_remove("PRE_COMMIT_COLOR")
+        .env("NO_COLOR", "1");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    run(&mut cmd)
+}
+
+/// The scan subcommand is the hooks' entry; without it (a branch that does not have it yet) the
+/// hook tests cannot run: loud outside CI, an error in CI.
+fn binary_has_scan(a: &Artifacts, test: &str) -> bool {
+    if run(Command::new(&a.binary).args(["scan", "--help"]))
+        .status
+        .success()
+    {
+        return true;
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "{test}: {} has no `scan` subcommand: the pre-commit hooks run `mcp-stdio-guard scan`",
+            a.binary.display()
+        );
+    }
+    loud(&format!(
+        "\n**** SKIPPED {test}: this build has no `scan` subcommand (it comes from the scan branch); the pre-commit hooks were NOT tested ****\n"
+    ));
+    false
+}
+
+fn assert_hook_finds_the_bad_file(
+    tools: &Tools,
+    hook: &str,
+    env: &[(&str, String)],
+    also_good_alone: bool,
+) {
+    let project = sample_project(&format!("{hook}-project"));
+    let home = scratch(&format!("{hook}-home"));
+    let started = Instant::now();
+    let out = try_repo(
+        tools,
+        hook,
+        &project,
+        &home,
+        env,
+        &["src/server.mts", "src/tools.py"],
+    );
+    loud(&format!(
+        "distribution: pre-commit try-repo {hook} (install + run) took {:.1} s",
+        started.elapsed().as_secs_f64()
+    ));
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert_eq!(out.status.code(), Some(1), "{hook}: {}", show(&out));
+    assert!(text.contains("Failed"), "{hook}: {text}");
+    assert!(
+        text.contains("static-console-log: src/server.mts:2:1"),
+        "{hook}: no finding for the bad file: {text}"
+    );
+    assert!(
+        !text.contains("src/tools.py:"),
+        "{hook}: a finding for the good file: {text}"
+    );
+
+    if !also_good_alone {
+        return;
+    }
+    // The good file alone passes. (try-repo of a work tree with uncommitted changes makes a new
+    // shadow commit, so this installs the hook again: cheap for the wheel, a build for -src.)
+    let out = try_repo(tools, hook, &project, &home, env, &["src/tools.py"]);
+    assert_eq!(out.status.code(), Some(0), "{hook}: {}", show(&out));
+    assert!(stdout(&out).contains("Passed"), "{hook}: {}", show(&out));
+}
+
+#[test]
+fn dist_pre_commit_src_hook_builds_with_cargo_and_fails_on_the_bad_file() {
+    let test = "dist_pre_commit_src_hook_builds_with_cargo_and_fails_on_the_bad_file";
+    let Some(tools) = tools(test) else {
+        return;
+    };
+    let a = artifacts(&tools);
+    if !binary_has_scan(a, test) {
+        return;
+    }
+    // pre-commit runs `cargo install --bins --root <env> --path .` in its clone of this
+    // repository. Pointed at the release build's target folder, with its target and flags, cargo
+    // reuses the compiled dependencies and builds only this crate (from the clone).
+    let target_dir = a.binary.ancestors().nth(3).unwrap().to_path_buf();
+    assert!(target_dir.ends_with("release-build"), "{target_dir:?}");
+    assert_hook_finds_the_bad_file(
+        &tools,
+        "mcp-stdio-guard-src",
+        &[
+            ("CARGO_TARGET_DIR", target_dir.display().to_string()),
+            ("CARGO_BUILD_TARGET", TARGET.to_string()),
+            ("RUSTFLAGS", "-C target-feature=+crt-static".to_string()),
+        ],
+        false,
+    );
+}
+
+#[test]
+fn dist_pre_commit_hook_installs_the_wheel_without_rust_and_fails_on_the_bad_file() {
+    let test = "dist_pre_commit_hook_installs_the_wheel_without_rust_and_fails_on_the_bad_file";
+    let Some(tools) = tools(test) else {
+        return;
+    };
+    let a = artifacts(&tools);
+    if !binary_has_scan(a, test) {
+        return;
+    }
+    // pip, inside pre-commit's virtualenv, installs the root setup.py placeholder (its build
+    // backend from the wheelhouse) and the pinned mcp-stdio-guard from the wheel just built; no
+    // index, and no cargo on PATH: nothing is compiled.
+    let no_rust = path_without_rust();
+    let wheel_dir = a.wheel.parent().unwrap().display().to_string();
+    assert_hook_finds_the_bad_file(
+        &tools,
+        "mcp-stdio-guard",
+        &[
+            ("PIP_NO_INDEX", "1".to_string()),
+            (
+                "PIP_FIND_LINKS",
+                format!("{wheel_dir} {}", tools.wheelhouse.display()),
+            ),
+            ("PIP_DISABLE_PIP_VERSION_CHECK", "1".to_string()),
+            (
+                "PATH",
+                format!("{}:{}", tools.venv_bin.display(), no_rust.display()),
+            ),
+        ],
+        true,
+    );
+}
+
+/// A folder of links to every program on PATH except the Rust toolchain's (cargo, rustc,
+/// rustup and cargo-*): what a machine without Rust has.
+fn path_without_rust() -> PathBuf {
+    let dir = scratch("path-without-rust");
+    let paths = std::env::var_os("PATH").unwrap_or_default();
+    for entry in std::env::split_paths(&paths).filter_map(|p| std::fs::read_dir(p).ok()) {
+        for file in entry.flatten() {
+            let name = file.file_name();
+            let name = name.to_string_lossy();
+            let rust = ["cargo", "rustc", "rustup", "rustdoc"].contains(&name.as_ref())
+                || name.starts_with("cargo-")
+                || name.starts_with("rust-");
+            let link = dir.join(&*name);
+            if rust || link.symlink_metadata().is_ok() {
+                continue;
+            }
+            let _ = std::os::unix::fs::symlink(file.path(), link);
+        }
+    }
+    assert!(!dir.join("cargo").exists() && dir.join("git").exists());
+    dir
+}
