@@ -74,7 +74,31 @@ fn tools(test: &str) -> Option<Tools> {
         "missing {}: {HOW}",
         tools.wheelhouse.display()
     );
+    // The programs the tests run, with what installs each (scripts/install-test-deps system
+    // installs the Debian ones under CI=true as root).
+    for (program, install) in [
+        ("shellcheck", "apt-get install shellcheck"),
+        ("file", "apt-get install file"),
+        ("ldd", "apt-get install libc-bin"),
+        ("xz", "apt-get install xz-utils"),
+        ("curl", "apt-get install curl"),
+        ("git", "apt-get install git"),
+        ("node", "Node 20+ with npm"),
+        ("npm", "Node 20+ with npm"),
+        ("npx", "Node 20+ with npm"),
+        ("python3", "Python 3.10+"),
+    ] {
+        assert!(
+            on_path(program),
+            "`{program}` is not on PATH; the distribution tests need it: install it ({install}), or {HOW}"
+        );
+    }
     Some(tools)
+}
+
+fn on_path(program: &str) -> bool {
+    let paths = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&paths).any(|dir| dir.join(program).is_file())
 }
 
 /// PATH with the dist venv first (maturin, pre-commit).
@@ -590,6 +614,29 @@ fn dist_action_installs_a_verified_release_and_runs_it() {
     runner.run_step(&[("INPUT_CONFIG", config.to_str().unwrap())]);
     assert_eq!(runner.output("run", "exit-code"), "1");
     assert_eq!(runner.output("run", "findings"), "2");
+
+    // The static scan alone: `scan` names the paths, the report is the scan's.
+    let out = runner.run_step(&[
+        ("INPUT_SCAN", "examples/noisy-server examples/hello-server"),
+        ("INPUT_FAIL_ON", "never"),
+    ]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(runner.output("run", "exit-code"), "1", "{}", show(&out));
+    assert_eq!(runner.output("run", "findings"), "2");
+    assert_eq!(runner.output("run", "failed"), "false");
+    assert_eq!(runner.output("run", "category"), "mcp-stdio-guard/scan");
+    // (In the log: the guard's own text report, or the findings run.sh lists from the JSON.)
+    assert!(
+        format!("{}{}", stdout(&out), stderr(&out))
+            .contains("static-print-call: examples/noisy-server/server.py:7:1"),
+        "{}",
+        show(&out)
+    );
+    assert!(
+        runner.summary().contains("### mcp-stdio-guard scan: fail"),
+        "{}",
+        runner.summary()
+    );
 }
 
 /// SARIF and JUnit from the run step: written and announced when the guard can write them
@@ -1195,6 +1242,12 @@ fn assert_hook_finds_the_bad_file(
 ) {
     let project = sample_project(&format!("{hook}-project"));
     let home = scratch(&format!("{hook}-home"));
+    std::fs::create_dir_all(home.join(".cargo")).unwrap();
+    std::fs::write(
+        home.join(".cargo/config.toml"),
+        "[net]\noffline = true\n\n[profile.release.package.mcp-stdio-guard]\nopt-level = 0\ncodegen-units = 64\n",
+    )
+    .unwrap();
     let started = Instant::now();
     let out = try_repo(
         tools,
@@ -1241,8 +1294,12 @@ fn dist_pre_commit_src_hook_builds_with_cargo_and_fails_on_the_bad_file() {
         return;
     }
     // pre-commit runs `cargo install --bins --root <env> --path .` in its clone of this
-    // repository. Pointed at the release build's target folder, with its target and flags, cargo
-    // reuses the compiled dependencies and builds only this crate (from the clone).
+    // repository (under PRE_COMMIT_HOME). Pointed at the release build's target folder, with its
+    // target and flags, cargo reuses the compiled dependencies and builds only this crate from the
+    // clone; cargo also reads PRE_COMMIT_HOME/.cargo/config.toml (a parent of the clone), which
+    // keeps the test offline (pre-commit does not pass --locked, so cargo install resolves the
+    // dependencies again) and builds this one crate at opt-level 0 (a minute of CPU saved; the
+    // dependencies and the link are the release ones).
     let target_dir = a.binary.ancestors().nth(3).unwrap().to_path_buf();
     assert!(target_dir.ends_with("release-build"), "{target_dir:?}");
     assert_hook_finds_the_bad_file(
@@ -1288,6 +1345,65 @@ fn dist_pre_commit_hook_installs_the_wheel_without_rust_and_fails_on_the_bad_fil
             ),
         ],
         true,
+    );
+
+    // The manual-stage runtime hook, configured as a user would (args name the server), from the
+    // committed hook definitions at HEAD.
+    let project = sample_project("runtime-hook-project");
+    let home = scratch("runtime-hook-home");
+    let head = stdout(&run_ok(
+        Command::new("git")
+            .args(["rev-parse", "HEAD"])
+            .current_dir(repo()),
+    ));
+    for (server, expected) in [("noisy-server", 1), ("hello-server", 0)] {
+        let script = repo().join(format!("examples/{server}/server.py"));
+        std::fs::write(
+            project.join(".pre-commit-config.yaml"),
+            format!(
+                "repos:\n  - repo: {}\n    rev: {}\n    hooks:\n      - id: mcp-stdio-guard-runtime\n        args: [--, python3, {}]\n",
+                repo().display(),
+                head.trim(),
+                script.display()
+            ),
+        )
+        .unwrap();
+        let out = run(Command::new(tools.venv_bin.join("pre-commit"))
+            .args(["run", "--hook-stage", "manual", "mcp-stdio-guard-runtime"])
+            .current_dir(&project)
+            .env("PRE_COMMIT_HOME", &home)
+            .env("PIP_NO_INDEX", "1")
+            .env(
+                "PIP_FIND_LINKS",
+                format!("{wheel_dir} {}", tools.wheelhouse.display()),
+            )
+            .env(
+                "PATH",
+                format!("{}:{}", tools.venv_bin.display(), no_rust.display()),
+            ));
+        assert_eq!(
+            out.status.code(),
+            Some(expected),
+            "{server}: {}",
+            show(&out)
+        );
+        if expected == 1 {
+            assert!(stdout(&out).contains("stdout-non-json"), "{}", show(&out));
+        }
+    }
+    // Not in the commit stage: a plain `pre-commit run` skips it.
+    let out = run(Command::new(tools.venv_bin.join("pre-commit"))
+        .args(["run", "mcp-stdio-guard-runtime"])
+        .current_dir(&project)
+        .env("PRE_COMMIT_HOME", &home)
+        .env(
+            "PATH",
+            format!("{}:{}", tools.venv_bin.display(), no_rust.display()),
+        ));
+    assert!(
+        !stdout(&out).contains("Passed") && !stdout(&out).contains("Failed"),
+        "the runtime hook ran outside the manual stage: {}",
+        show(&out)
     );
 }
 
