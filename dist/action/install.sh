@@ -123,7 +123,11 @@ if [[ -z $why_not ]]; then
     if [[ $archive == *.zip ]]; then
       if command -v unzip >/dev/null 2>&1; then unzip -q "$download" -d "$unpack"; else 7z x -bd -o"$unpack" "$download" >/dev/null; fi
     else
-      xz -dc "$download" | tar -xf - -C "$unpack"
+      if command -v xz >/dev/null 2>&1; then
+        xz -dc "$download" | tar -xf - -C "$unpack"
+      else
+        tar -xJf "$download" -C "$unpack" # bsdtar (macOS) reads xz itself
+      fi
     fi
     found="$unpack/mcp-stdio-guard-$target/$exe"
     [[ -f $found ]] || fail "$archive has no mcp-stdio-guard-$target/$exe"

@@ -10,7 +10,7 @@
 
 const { readFileSync } = require("node:fs");
 const path = require("node:path");
-const NEWER_HOSTED_LABELS = new Set(["ubuntu-24.04", "ubuntu-24.04-arm", "macos-13", "macos-14", "macos-15"]);
+const NEWER_HOSTED_LABELS = new Set(["ubuntu-24.04", "ubuntu-24.04-arm", "macos-14", "macos-15", "macos-15-intel"]);
 
 function forgiven(r) {
   const m = r.kind === "runner-label" && /^label "([^"]+)" is unknown/.exec(r.message);
