@@ -611,7 +611,15 @@ pub fn parse_mcp_servers(
         }
         let expand = |s: &str| expand_vars(s, &workspace, env);
         let mut argv = match command {
-            Value::String(c) if !c.is_empty() => vec![expand(c)?],
+            Value::String(c) if !c.is_empty() => {
+                let program = expand(c)?;
+                if program.is_empty() {
+                    return Err(format!(
+                        "server {name:?} has a \"command\" ({c:?}) that expands to nothing: set the variables it names"
+                    ));
+                }
+                vec![program]
+            }
             _ => {
                 return Err(format!(
                     "server {name:?} has a \"command\" that is not a non-empty string"
@@ -717,59 +725,78 @@ fn expand_vars(
     Ok(out)
 }
 
-/// VS Code files are JSONC: drop `//` and `/* */` comments and trailing commas outside strings.
-fn strip_jsonc(text: &str) -> String {
+/// VS Code files are JSONC: comments (`//`, `/* */`) and trailing commas outside strings are
+/// blanked out. Every dropped byte becomes a space (newlines stay), so the result is exactly as
+/// long as `text` and JSON error positions still point into the file; a comma is trailing when
+/// only whitespace and comments separate it from `}` or `]`. Plain JSON comes back unchanged.
+/// Public for the config fuzz target and property tests.
+pub fn strip_jsonc(text: &str) -> String {
     let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
+    // Pass 1: comments → spaces.
+    let mut blanked = Vec::with_capacity(bytes.len());
     let mut in_str = false;
+    let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
         if in_str {
-            out.push(b);
+            blanked.push(b);
             if b == b'\\' && i + 1 < bytes.len() {
-                out.push(bytes[i + 1]);
+                blanked.push(bytes[i + 1]);
                 i += 2;
                 continue;
             }
-            if b == b'"' {
-                in_str = false;
-            }
+            in_str = b != b'"';
             i += 1;
             continue;
         }
-        match b {
-            b'"' => {
-                in_str = true;
-                out.push(b);
-                i += 1;
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
-                    i += 1;
-                }
-                i += 2;
-            }
-            b',' => {
-                let next = bytes[i + 1..].iter().find(|c| !c.is_ascii_whitespace());
-                if !matches!(next, Some(b'}') | Some(b']')) {
-                    out.push(b);
-                }
-                i += 1;
+        let end = match (b, bytes.get(i + 1)) {
+            (b'/', Some(b'/')) => memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |p| i + p),
+            (b'/', Some(b'*')) => {
+                memchr::memmem::find(&bytes[i + 2..], b"*/").map_or(bytes.len(), |p| i + 2 + p + 2)
             }
             _ => {
-                out.push(b);
+                in_str = b == b'"';
+                blanked.push(b);
                 i += 1;
+                continue;
             }
-        }
+        };
+        blanked.extend(
+            bytes[i..end]
+                .iter()
+                .map(|&c| if c == b'\n' { c } else { b' ' }),
+        );
+        i = end;
     }
-    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+    // Pass 2: trailing commas → spaces (comments are whitespace by now).
+    let mut out = Vec::with_capacity(blanked.len());
+    in_str = false;
+    i = 0;
+    while i < blanked.len() {
+        let b = blanked[i];
+        if in_str {
+            out.push(b);
+            if b == b'\\' && i + 1 < blanked.len() {
+                out.push(blanked[i + 1]);
+                i += 2;
+                continue;
+            }
+            in_str = b != b'"';
+        } else if b == b','
+            && matches!(
+                blanked[i + 1..].iter().find(|c| !c.is_ascii_whitespace()),
+                Some(b'}' | b']')
+            )
+        {
+            out.push(b' ');
+        } else {
+            in_str = b == b'"';
+            out.push(b);
+        }
+        i += 1;
+    }
+    // Only whole comments (which end at ASCII bytes) and ASCII commas were replaced.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 #[cfg(test)]
@@ -911,5 +938,30 @@ mod tests {
                 .unwrap_err()
                 .contains("interactive input")
         );
+    }
+
+    /// Found stating the config fuzz target's invariants: a command that is only an unset variable imported a
+    /// server with an empty program, which failed later as a confusing spawn error.
+    #[test]
+    fn a_command_that_expands_to_nothing_is_an_error() {
+        let text = r#"{"servers": {"a": {"command": "${env:UNSET_PROGRAM}"}}}"#;
+        let err = parse_mcp_servers(text, &dir(), &|_| None).unwrap_err();
+        assert!(err.contains("expands to nothing"), "{err}");
+        let set = |n: &str| (n == "UNSET_PROGRAM").then(|| "node".to_string());
+        let s = parse_mcp_servers(text, &dir(), &set).unwrap();
+        assert_eq!(s.servers[0].command, ["node"]);
+    }
+
+    /// Found stating the JSONC property test: a comment between a trailing comma and the bracket
+    /// made the comma look like a separator, and the file was "not valid JSON".
+    #[test]
+    fn a_comment_after_a_trailing_comma_still_drops_the_comma() {
+        let text = "{\"servers\": {\"a\": {\"command\": \"x\", \"args\": [\"--url=http://h/p\", // first\n] /* end */, },\n}}";
+        let s = parse_mcp_servers(text, &dir(), &|_| None).unwrap();
+        assert_eq!(s.servers[0].command, ["x", "--url=http://h/p"]);
+        let stripped = strip_jsonc(text);
+        assert_eq!(stripped.len(), text.len());
+        assert_eq!(stripped.lines().count(), text.lines().count());
+        assert_eq!(strip_jsonc("{\"a\": \"//,]\"}"), "{\"a\": \"//,]\"}");
     }
 }

@@ -207,30 +207,79 @@ impl Redactor {
         self.secrets.is_empty()
     }
 
-    /// Replaces every known secret in `text`, and the start of a secret that a shortened excerpt
-    /// cut off (a prefix of at least [`MIN_SECRET_LEN`] bytes right before `...`, `…` or the
-    /// end of the text): excerpts are often shortened before they are scrubbed.
+    /// Replaces every known secret in `text`: each stretch of text covered by occurrences of
+    /// secrets (overlapping ones merge) becomes one [`REDACTED`] marker. A marker next to text
+    /// can spell a secret anew (a secret such as `d>ab`, or a piece of the marker itself), so
+    /// this repeats until no secret occurs outside a marker; a stretch that touches a marker
+    /// swallows it whole, so markers never break apart and each round shrinks the text outside
+    /// them. Hence idempotent, and no secret survives except as part of a marker. The start of a
+    /// secret that a shortened excerpt cut off (a prefix of at least [`MIN_SECRET_LEN`] bytes
+    /// right before `...`, `…` or the end of the text) counts as an occurrence: excerpts are
+    /// often shortened before they are scrubbed.
     pub fn scrub(&self, text: &str) -> String {
         let mut out = text.to_string();
+        loop {
+            let stretches = self.stretches(&out);
+            if stretches.is_empty() {
+                return out;
+            }
+            let mut next = String::with_capacity(out.len());
+            let mut at = 0;
+            for r in stretches {
+                next.push_str(&out[at..r.start]);
+                next.push_str(REDACTED);
+                at = r.end;
+            }
+            next.push_str(&out[at..]);
+            out = next;
+        }
+    }
+
+    /// The sorted, merged byte ranges of `text` to replace: every occurrence of a secret that
+    /// is not inside a marker, widened to the whole of any marker it touches.
+    fn stretches(&self, text: &str) -> Vec<std::ops::Range<usize>> {
+        if self.secrets.is_empty() {
+            return Vec::new();
+        }
+        // The marker has no border (`<` only starts it), so its occurrences never overlap.
+        let markers: Vec<std::ops::Range<usize>> = text
+            .match_indices(REDACTED)
+            .map(|(i, m)| i..i + m.len())
+            .collect();
+        // The marker holding byte `i`, if any (markers are sorted and disjoint).
+        let marker_at = |i: usize| {
+            let k = markers.partition_point(|m| m.start <= i);
+            markers[..k].last().filter(|m| i < m.end)
+        };
+        let mut hits: Vec<std::ops::Range<usize>> = Vec::new();
         for s in &self.secrets {
-            if out.contains(s.as_str()) {
-                out = out.replace(s.as_str(), REDACTED);
+            let finder = memchr::memmem::Finder::new(s.as_bytes());
+            let mut from = 0;
+            // Every occurrence, overlapping ones included.
+            while let Some(p) = finder.find(&text.as_bytes()[from..]) {
+                let (start, end) = (from + p, from + p + s.len());
+                from = start + text[start..].chars().next().map_or(1, char::len_utf8);
+                let first = marker_at(start);
+                if first.is_some_and(|m| end <= m.end) {
+                    continue;
+                }
+                // Widen to the markers the occurrence touches.
+                let start = first.map_or(start, |m| m.start);
+                let end = marker_at(end - 1).map_or(end, |m| m.end);
+                hits.push(start..end);
             }
         }
-        if self.secrets.is_empty() {
-            return out;
-        }
-        let mut cuts: Vec<usize> = out
+        // Secrets cut short: the longest prefix of any secret that ends at a cut.
+        let mut cuts: Vec<usize> = text
             .match_indices("...")
-            .chain(out.match_indices('…'))
+            .chain(text.match_indices('…'))
             .map(|(i, _)| i)
             .collect();
-        cuts.push(out.len());
+        cuts.push(text.len());
         cuts.sort_unstable();
         cuts.dedup();
-        // Right to left, so earlier positions stay valid after a replacement.
-        for &cut in cuts.iter().rev() {
-            let head = &out[..cut];
+        for cut in cuts {
+            let head = &text[..cut];
             let longest = self
                 .secrets
                 .iter()
@@ -241,11 +290,25 @@ impl Redactor {
                         .find(|&k| head.ends_with(&s[..k]))
                 })
                 .max();
-            if let Some(k) = longest {
-                out.replace_range(cut - k..cut, REDACTED);
+            let Some(k) = longest else { continue };
+            let (start, end) = (cut - k, cut);
+            let first = marker_at(start);
+            if first.is_some_and(|m| end <= m.end) {
+                continue;
+            }
+            let start = first.map_or(start, |m| m.start);
+            let end = marker_at(end - 1).map_or(end, |m| m.end);
+            hits.push(start..end);
+        }
+        hits.sort_by_key(|r| r.start);
+        let mut merged: Vec<std::ops::Range<usize>> = Vec::new();
+        for r in hits {
+            match merged.last_mut() {
+                Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+                _ => merged.push(r),
             }
         }
-        out
+        merged
     }
 
     /// Scrubs every string inside a JSON value.

@@ -18,7 +18,10 @@ fuzz_target!(|data: &[u8]| {
     let chunk = (data[0] as usize % 64) + 1;
     let line_limit = if data[0] & 0x80 != 0 { 16 } else { 1 << 20 };
     let stream = &data[1..];
-    let mut framer = Framer::new(FramerLimits { max_line_bytes: line_limit, max_total_bytes: 1 << 30 });
+    let mut framer = Framer::new(FramerLimits {
+        max_line_bytes: line_limit,
+        max_total_bytes: 1 << 30,
+    });
     let mut frames = Vec::new();
     for piece in stream.chunks(chunk) {
         framer.push(piece, Duration::ZERO, &mut frames);
@@ -30,7 +33,10 @@ fuzz_target!(|data: &[u8]| {
     let mut joiner = Joiner::default();
     let mut consumed = 0u64;
     for f in &frames {
-        assert_eq!(f.byte_offset, consumed, "byte offsets must count every byte before the line");
+        assert_eq!(
+            f.byte_offset, consumed,
+            "byte offsets must count every byte before the line"
+        );
         consumed += f.len + u64::from(f.terminated);
         any_truncated |= f.truncated;
         rebuilt.extend_from_slice(&f.bytes);

@@ -21,13 +21,16 @@ use lang::{Condition, Finding, Lang};
 use plan::Plan;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use walk::{Candidate, Context};
 
 /// Files larger than this are skipped with a note (minified bundles, generated code).
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 2 * 1024 * 1024;
+
+/// The stack of each scan worker: analyzers recurse along nested expressions.
+pub const WORKER_STACK_BYTES: usize = 16 << 20;
 
 /// What to scan and how.
 #[derive(Debug, Clone)]
@@ -115,6 +118,37 @@ struct FileOutcome {
     text: Option<Vec<u8>>,
 }
 
+/// Scans one file's contents from memory exactly as [`run`] scans a file it finds: the binary
+/// check, the language (from `path`'s extension, else the shebang), prefilter and plan, parse,
+/// analysis, parse-error note, suppressions and the severity of `path`'s context, with the
+/// same 1-based locations. There is no walk, no size limit and no thread pool, and, unlike
+/// [`run`], a panic in an analyzer is not caught: this is the entry point of the scanner's fuzz
+/// target and property tests, which must see one. Analyzers recurse along nested expressions:
+/// call it on a thread with a stack as large as `run`'s workers' ([`WORKER_STACK_BYTES`]).
+pub fn scan_source(path: &Path, bytes: Vec<u8>, opts: &ScanOptions) -> Vec<Issue> {
+    let file = Candidate {
+        path: path.to_path_buf(),
+        display: path.to_path_buf(),
+        explicit: true,
+        lang: path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(Lang::from_file_name),
+    };
+    let o = scan_bytes(&file, bytes, opts);
+    let satisfied: HashSet<Condition> = o.satisfies.iter().copied().collect();
+    let mut issues = Vec::new();
+    source_issues(
+        &file,
+        o.lang,
+        o.findings,
+        o.text.as_deref(),
+        &satisfied,
+        &mut issues,
+    );
+    issues
+}
+
 /// Scans the given paths. Errors are failures of the tool (a missing path, an unreadable
 /// explicit file), never findings.
 pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
@@ -156,7 +190,7 @@ pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
             .filter_map(|_| {
                 // Generous stacks: analyzers recurse along nested expressions.
                 std::thread::Builder::new()
-                    .stack_size(16 << 20)
+                    .stack_size(WORKER_STACK_BYTES)
                     .spawn_scoped(s, || {
                         let mut mine = Vec::new();
                         loop {
@@ -204,47 +238,67 @@ pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
         {
             *languages.entry(l.name()).or_default() += 1;
         }
-        let starts = o.text.as_deref().map(row_starts);
-        for (f, severity) in o.findings {
-            if f.unless.is_some_and(|c| satisfied.contains(&c)) {
-                continue;
-            }
-            let (line, column, end_line, end_column) = match (&starts, o.text.as_deref()) {
-                (Some(st), Some(text)) => (
-                    f.start.0 as u32 + 1,
-                    char_column(text, st, f.start) + 1,
-                    f.end.0 as u32 + 1,
-                    char_column(text, st, f.end) + 1,
-                ),
-                _ => (1, 1, 1, 1),
-            };
-            let mut issue = Issue::new(f.rule, f.message)
-                .severity(severity)
-                .at(Location::Source {
-                    file: file.display.clone(),
-                    line,
-                    column,
-                    end_line,
-                    end_column,
-                });
-            if let Some(h) = f.help {
-                issue = issue.help(h);
-            }
-            if let Some(l) = o.lang {
-                issue = issue.field("language", l.name());
-            }
-            let ctx = Context::of(&file.display);
-            if let Some(label) = ctx.label() {
-                issue = issue.field("context", label);
-            }
-            issues.push(issue);
-        }
+        source_issues(
+            file,
+            o.lang,
+            o.findings,
+            o.text.as_deref(),
+            &satisfied,
+            &mut issues,
+        );
     }
     let mut langs: Vec<(&'static str, usize)> = languages.into_iter().collect();
     langs.sort();
     stats.languages = langs;
     stats.duration = started.elapsed();
     Ok(ScanResult { issues, stats })
+}
+
+/// One file's findings → `Issue`s with 1-based `Location::Source` positions (character
+/// columns), dropping those a condition met elsewhere in the scan cancels.
+fn source_issues(
+    file: &Candidate,
+    lang: Option<Lang>,
+    findings: Vec<(Finding, Severity)>,
+    text: Option<&[u8]>,
+    satisfied: &HashSet<Condition>,
+    issues: &mut Vec<Issue>,
+) {
+    let starts = text.map(row_starts);
+    for (f, severity) in findings {
+        if f.unless.is_some_and(|c| satisfied.contains(&c)) {
+            continue;
+        }
+        let (line, column, end_line, end_column) = match (&starts, text) {
+            (Some(st), Some(text)) => (
+                f.start.0 as u32 + 1,
+                char_column(text, st, f.start) + 1,
+                f.end.0 as u32 + 1,
+                char_column(text, st, f.end) + 1,
+            ),
+            _ => (1, 1, 1, 1),
+        };
+        let mut issue = Issue::new(f.rule, f.message)
+            .severity(severity)
+            .at(Location::Source {
+                file: file.display.clone(),
+                line,
+                column,
+                end_line,
+                end_column,
+            });
+        if let Some(h) = f.help {
+            issue = issue.help(h);
+        }
+        if let Some(l) = lang {
+            issue = issue.field("language", l.name());
+        }
+        let ctx = Context::of(&file.display);
+        if let Some(label) = ctx.label() {
+            issue = issue.field("context", label);
+        }
+        issues.push(issue);
+    }
 }
 
 thread_local! {
@@ -286,7 +340,16 @@ fn scan_file(file: &Candidate, opts: &ScanOptions) -> FileOutcome {
         out.skipped = true;
         return out;
     };
-    out.bytes = bytes.len() as u64;
+    scan_bytes(file, bytes, opts)
+}
+
+/// Everything after the read: binary check, language, prefilter and plan, parse, analysis,
+/// parse-error note, suppressions, severity in context.
+fn scan_bytes(file: &Candidate, bytes: Vec<u8>, opts: &ScanOptions) -> FileOutcome {
+    let mut out = FileOutcome {
+        bytes: bytes.len() as u64,
+        ..FileOutcome::default()
+    };
     let head = &bytes[..bytes.len().min(8192)];
     if memchr::memchr(0, head).is_some() {
         out.skipped = true;

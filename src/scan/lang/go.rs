@@ -100,7 +100,15 @@ impl<'t> Go<'t> {
         self.packages.get(self.text(operand)).map(String::as_str)
     }
 
-    fn is_stdout(&self, n: Node<'t>) -> bool {
+    fn is_stdout(&self, mut n: Node<'t>) -> bool {
+        // Through any number of parentheses, iteratively: `((((os.Stdout))))` nested a hundred
+        // thousand deep must not overflow the stack.
+        while n.kind() == "parenthesized_expression" {
+            match n.named_child(0) {
+                Some(inner) => n = inner,
+                None => return false,
+            }
+        }
         match n.kind() {
             "selector_expression" => {
                 let (Some(op), Some(f)) = (n.field("operand"), n.field("field")) else {
@@ -112,7 +120,6 @@ impl<'t> Go<'t> {
                 let t = self.text(n);
                 self.stdout_vars.contains(t) || (t == "Stdout" && self.dot.contains("os"))
             }
-            "parenthesized_expression" => n.named_child(0).is_some_and(|i| self.is_stdout(i)),
             _ => false,
         }
     }

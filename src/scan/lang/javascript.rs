@@ -158,7 +158,13 @@ struct Js<'t> {
     facts: FileFacts,
     /// Nodes pass 2 checks, with their parent and scope, in document order.
     todo: Vec<(Node<'t>, Option<Node<'t>>, usize)>,
+    /// How deep `bind_pattern` is in nested destructuring patterns.
+    pattern_depth: u32,
 }
+
+/// Destructuring nested deeper than this binds nothing further: it bounds the recursion (a
+/// pattern nested a hundred thousand deep must not overflow the stack).
+const MAX_PATTERN_DEPTH: u32 = 256;
 
 fn unwrap_expr(mut node: Node) -> Node {
     loop {
@@ -207,6 +213,7 @@ impl<'t> Js<'t> {
             reassigned: Vec::new(),
             facts: FileFacts::default(),
             todo: Vec::new(),
+            pattern_depth: 0,
         }
     }
 
@@ -255,6 +262,21 @@ impl<'t> Js<'t> {
 
     /// Binds a destructuring pattern; `source` is the value being destructured, if known.
     fn bind_pattern(
+        &mut self,
+        scope: usize,
+        pattern: Node<'t>,
+        source: Option<Node<'t>>,
+        eval: usize,
+    ) {
+        if self.pattern_depth >= MAX_PATTERN_DEPTH {
+            return;
+        }
+        self.pattern_depth += 1;
+        self.bind_pattern_parts(scope, pattern, source, eval);
+        self.pattern_depth -= 1;
+    }
+
+    fn bind_pattern_parts(
         &mut self,
         scope: usize,
         pattern: Node<'t>,
@@ -615,28 +637,40 @@ impl<'t> Js<'t> {
     /// The spelled-out path of an assignment target rooted in a global (`console.log`,
     /// `process.stdout.write`); `None` when its root is a local (a parameter named `console`).
     fn static_path(&self, node: Node<'t>, scope: usize) -> Option<String> {
-        let node = unwrap_expr(node);
-        match node.kind() {
-            "identifier" => {
-                let name = self.text(node);
-                if self.lookup(name, scope, node.start_byte()).is_some() {
+        // Iterative and capped: a chain of a million members must neither overflow the stack
+        // nor cost quadratic time.
+        let mut parts = Vec::new();
+        let mut node = node;
+        loop {
+            let n = unwrap_expr(node);
+            match n.kind() {
+                "identifier" => {
+                    let name = self.text(n);
+                    if self.lookup(name, scope, n.start_byte()).is_some() {
+                        return None;
+                    }
+                    break parts.push(name.to_string());
+                }
+                "member_expression" | "subscript_expression"
+                    if parts.len() >= super::MAX_PATH_PARTS =>
+                {
                     return None;
                 }
-                Some(name.to_string())
+                "member_expression" => {
+                    let obj = n.field("object")?;
+                    parts.push(self.text(n.field("property")?).to_string());
+                    node = obj;
+                }
+                "subscript_expression" => {
+                    let obj = n.field("object")?;
+                    parts.push(self.string_value(n.field("index")?)?);
+                    node = obj;
+                }
+                _ => return None,
             }
-            "member_expression" => {
-                let obj = self.static_path(node.field("object")?, scope)?;
-                let prop = node.field("property")?;
-                Some(format!("{obj}.{}", self.text(prop)))
-            }
-            "subscript_expression" => {
-                let obj = self.static_path(node.field("object")?, scope)?;
-                let idx = node.field("index")?;
-                let key = self.string_value(idx)?;
-                Some(format!("{obj}.{key}"))
-            }
-            _ => None,
         }
+        parts.reverse();
+        Some(parts.join("."))
     }
 
     /// `console.log = ...` and friends, once every binding is known.

@@ -19,6 +19,10 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 use tree_sitter::{Language, Node, Query};
 
+/// The most parts a dotted path built from source (`sys.stdout.write`) may have: far more than
+/// any path a rule knows, and a bound on the work a chain of a million members can cause.
+pub(crate) const MAX_PATH_PARTS: usize = 32;
+
 /// A language the scan understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Lang {

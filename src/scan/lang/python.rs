@@ -575,15 +575,22 @@ impl<'t> Py<'t> {
 
     /// The dotted text of an `a.b.c` chain of identifiers (no resolution), for overrides.
     fn static_path(&self, node: Node<'t>) -> Option<String> {
-        match node.kind() {
-            "identifier" => Some(self.text(node).to_string()),
-            "attribute" => {
-                let obj = self.static_path(node.field("object")?)?;
-                let attr = self.text(node.field("attribute")?);
-                Some(format!("{obj}.{attr}"))
+        // Iterative and capped: a chain of a million attributes must neither overflow the
+        // stack nor cost quadratic time.
+        let mut parts = Vec::new();
+        let mut node = node;
+        loop {
+            match node.kind() {
+                "identifier" => break parts.push(self.text(node)),
+                "attribute" if parts.len() < super::MAX_PATH_PARTS => {
+                    parts.push(self.text(node.field("attribute")?));
+                    node = node.field("object")?;
+                }
+                _ => return None,
             }
-            _ => None,
         }
+        parts.reverse();
+        Some(parts.join("."))
     }
 
     /// `self.attr` inside a method: the class scope and the attribute name.
