@@ -461,10 +461,10 @@ fn check_executable(path: &Path) -> Result<(), String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn run(args: &[&str]) -> Result<Settings, Failure> {
+    pub(crate) fn run(args: &[&str]) -> Result<Settings, Failure> {
         let mut full = vec!["mcp-stdio-guard"];
         full.extend_from_slice(args);
         match parse(full)? {
@@ -473,7 +473,7 @@ mod tests {
         }
     }
 
-    fn usage_error(args: &[&str]) -> String {
+    pub(crate) fn usage_error(args: &[&str]) -> String {
         let err = run(args).expect_err("should fail");
         assert_eq!(err.exit, crate::exit::Exit::Usage);
         assert!(!err.message.contains('\n'), "one line: {:?}", err.message);

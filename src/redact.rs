@@ -251,6 +251,14 @@ impl Redactor {
             let k = markers.partition_point(|m| m.start <= i);
             markers[..k].last().filter(|m| i < m.end)
         };
+        // An occurrence inside a marker is none; one touching a marker swallows it whole.
+        let widen = |start: usize, end: usize| {
+            let first = marker_at(start);
+            if first.is_some_and(|m| end <= m.end) {
+                return None;
+            }
+            Some(first.map_or(start, |m| m.start)..marker_at(end - 1).map_or(end, |m| m.end))
+        };
         let mut hits: Vec<std::ops::Range<usize>> = Vec::new();
         for s in &self.secrets {
             let finder = memchr::memmem::Finder::new(s.as_bytes());
@@ -259,14 +267,7 @@ impl Redactor {
             while let Some(p) = finder.find(&text.as_bytes()[from..]) {
                 let (start, end) = (from + p, from + p + s.len());
                 from = start + text[start..].chars().next().map_or(1, char::len_utf8);
-                let first = marker_at(start);
-                if first.is_some_and(|m| end <= m.end) {
-                    continue;
-                }
-                // Widen to the markers the occurrence touches.
-                let start = first.map_or(start, |m| m.start);
-                let end = marker_at(end - 1).map_or(end, |m| m.end);
-                hits.push(start..end);
+                hits.extend(widen(start, end));
             }
         }
         // Secrets cut short: the longest prefix of any secret that ends at a cut.
@@ -290,15 +291,9 @@ impl Redactor {
                         .find(|&k| head.ends_with(&s[..k]))
                 })
                 .max();
-            let Some(k) = longest else { continue };
-            let (start, end) = (cut - k, cut);
-            let first = marker_at(start);
-            if first.is_some_and(|m| end <= m.end) {
-                continue;
+            if let Some(k) = longest {
+                hits.extend(widen(cut - k, cut));
             }
-            let start = first.map_or(start, |m| m.start);
-            let end = marker_at(end - 1).map_or(end, |m| m.end);
-            hits.push(start..end);
         }
         hits.sort_by_key(|r| r.start);
         let mut merged: Vec<std::ops::Range<usize>> = Vec::new();

@@ -186,23 +186,8 @@ fn example_name(flag: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::tests::{run, usage_error};
     use crate::cli::{Command, parse};
-
-    fn run(args: &[&str]) -> Result<crate::settings::Settings, Failure> {
-        let mut full = vec!["mcp-stdio-guard"];
-        full.extend_from_slice(args);
-        match parse(full)? {
-            Command::Run(s) => Ok(*s),
-            other => panic!("expected a run, got {other:?}"),
-        }
-    }
-
-    fn usage_error(args: &[&str]) -> String {
-        let err = run(args).expect_err("should fail");
-        assert_eq!(err.exit, crate::exit::Exit::Usage);
-        assert!(!err.message.contains('\n'), "one line: {:?}", err.message);
-        err.message
-    }
 
     fn args(sarif: &str, junit: Option<&str>) -> ReportArgs {
         ReportArgs {
