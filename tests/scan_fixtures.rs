@@ -275,3 +275,78 @@ fn the_prefilter_and_plan_change_nothing_on_the_benchmark_tree() {
         );
     }
 }
+
+/// The inputs the `scan_source` fuzz target once failed on (`fuzz/regressions/scan_source/`),
+/// decoded as the target decodes them (first byte: file name and plan threshold): the planned
+/// scan and the scan with the prefilter and plan off give the same findings.
+#[test]
+fn saved_fuzz_inputs_scan_the_same_with_and_without_the_plan() {
+    const NAMES: [&str; 10] = [
+        "server.js",
+        "server.ts",
+        "view.tsx",
+        "server.py",
+        "main.go",
+        "main.rs",
+        "Main.java",
+        "Main.kt",
+        "Program.cs",
+        "bin/server",
+    ];
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/scan_source");
+    let mut inputs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("fuzz regression folder")
+        .map(|e| e.expect("fuzz regression entry").path())
+        .collect();
+    inputs.sort();
+    assert!(
+        inputs
+            .iter()
+            .any(|p| p.ends_with("plan-drops-a-python-write")),
+        "the saved plan finding is missing: {inputs:?}"
+    );
+    for input in inputs {
+        let data = std::fs::read(&input).expect("fuzz regression input");
+        let Some((&pick, source)) = data.split_first() else {
+            continue;
+        };
+        let path = Path::new(NAMES[pick as usize % NAMES.len()]);
+        let mut opts = ScanOptions::new(Vec::new(), "/".into());
+        opts.region_min_bytes = [0, 16, 64, 256, 4096, usize::MAX][(pick as usize / 10) % 6];
+        // On a scan worker's stack, as the fuzz target and `scan::run` do.
+        let findings = |opts: ScanOptions| -> Vec<String> {
+            let source = source.to_vec();
+            std::thread::Builder::new()
+                .stack_size(scan::WORKER_STACK_BYTES)
+                .spawn(move || {
+                    scan::scan_source(path, source, &opts)
+                        .iter()
+                        .filter(|i| i.code() != "static-parse-error")
+                        .map(|i| match &i.location {
+                            Some(mcp_stdio_guard::issue::Location::Source {
+                                line, column, ..
+                            }) => format!("{} {line}:{column}", i.code()),
+                            other => panic!("scan finding without a source location: {other:?}"),
+                        })
+                        .collect()
+                })
+                .expect("spawn a scan thread")
+                .join()
+                .expect("the scan does not panic")
+        };
+        let planned = findings(opts.clone());
+        opts.prefilter = false;
+        let whole = findings(opts);
+        assert!(
+            !whole.is_empty(),
+            "{}: finds nothing at all, so it proves nothing",
+            input.display()
+        );
+        assert_eq!(
+            planned,
+            whole,
+            "{}: the prefilter or the plan changed a finding",
+            input.display()
+        );
+    }
+}

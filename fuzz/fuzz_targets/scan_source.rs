@@ -88,11 +88,6 @@ fuzz_target!(|data: &[u8]| {
         .stack_size(scan::WORKER_STACK_BYTES)
         .spawn(move || {
             let planned = findings(path, &source, &opts);
-            // The differential can be turned off to fuzz the other invariants past a known
-            // plan finding (docs/fuzzing.md).
-            if std::env::var_os("SCAN_FUZZ_NO_PLAN_DIFF").is_some() {
-                return;
-            }
             opts.prefilter = false;
             let whole = findings(path, &source, &opts);
             assert_eq!(

@@ -164,6 +164,10 @@ struct Stmt {
     class: bool,
     /// `def` or `async def` starts it (after decorators).
     func: bool,
+    /// The lexer met something no valid file has (a string left open, a bracket closed that
+    /// was not opened or never closed): tree-sitter's error recovery may read as code what the
+    /// lexer took for a string, or split statements elsewhere, so the plan cannot be trusted.
+    malformed: bool,
 }
 
 const BLOCK_KEYWORDS: &[&[u8]] = &[
@@ -198,6 +202,12 @@ pub fn python(src: &[u8], region_min_bytes: usize) -> Plan {
     // A small file is parsed whole as soon as one candidate shows up.
     let small = src.len() <= region_min_bytes;
     let stmts = python_statements(src, words, &mut sys_aliases, small);
+    // A file that is not valid Python is parsed whole, even without a candidate the lexer can
+    // see: where tree-sitter recovers from the error is not the lexer's to guess (after an
+    // unclosed `"""` it reads the rest of the file as code, which the lexer took for a string).
+    if stmts.iter().any(|s| s.malformed) {
+        return Plan::Whole;
+    }
     if !stmts.iter().any(|s| s.hit) {
         return Plan::Skip;
     }
@@ -295,6 +305,8 @@ fn python_statements_in<'s>(
         ..Stmt::default()
     };
     let mut depth: i32 = 0;
+    // The open brackets, innermost last (`depth` counts them, clamped at 0).
+    let mut open: Vec<u8> = Vec::new();
     let mut row = start_row;
     let mut i = span.start;
     let src_all = src;
@@ -378,6 +390,7 @@ fn python_statements_in<'s>(
             }
             b'(' | b'[' | b'{' => {
                 depth += 1;
+                open.push(b);
                 i += 1;
             }
             b'*' if cur.import => {
@@ -386,6 +399,12 @@ fn python_statements_in<'s>(
             }
             b')' | b']' | b'}' => {
                 depth = (depth - 1).max(0);
+                let opener = match b {
+                    b')' => b'(',
+                    b']' => b'[',
+                    _ => b'{',
+                };
+                cur.malformed |= open.pop() != Some(opener);
                 i += 1;
             }
             b'=' => {
@@ -400,7 +419,8 @@ fn python_statements_in<'s>(
                 i += 1;
             }
             b'"' | b'\'' => {
-                let (end, rows, hit) = python_string(src, i);
+                let (end, rows, hit, closed) = python_string(src, i);
+                cur.malformed |= !closed;
                 cur.hit |= hit;
                 if hit && stop_at_hit {
                     return Some(vec![cur]);
@@ -422,7 +442,8 @@ fn python_statements_in<'s>(
                         .all(|c| matches!(c.to_ascii_lowercase(), b'r' | b'b' | b'u' | b'f'))
                 {
                     let fmt = w.iter().any(|c| c.eq_ignore_ascii_case(&b'f'));
-                    let (end, rows, hit) = python_string(src, i);
+                    let (end, rows, hit, closed) = python_string(src, i);
+                    cur.malformed |= !closed;
                     let hit = hit
                         || (fmt
                             && words
@@ -484,6 +505,7 @@ fn python_statements_in<'s>(
         }
     }
     cur.end = src.len();
+    cur.malformed |= !open.is_empty();
     stmts.push(cur);
     // Only imports and assignments bind names the alias pass should follow.
     for s in &mut stmts {
@@ -537,6 +559,9 @@ fn block_parts<'s>(
         return None;
     }
     let members = python_statements_in(src, body..s.end, row, indent, words, sys_aliases, false)?;
+    if members.iter().any(|m| m.malformed) {
+        return None;
+    }
     let uses = |m: &Stmt, set: &WordSet| m.idents.iter().any(|r| set.contains(&src[r.clone()]));
     // Names that make a statement matter, grown from the statements with a candidate.
     let mut names: WordSet = extra.clone();
@@ -661,13 +686,16 @@ fn fd_one_follows(src: &[u8], mut i: usize) -> bool {
     matches!(src.get(i), Some(b',' | b')'))
 }
 
-/// Lexes a string starting at its quote; returns (end, newlines inside, candidate inside).
-fn python_string(src: &[u8], i: usize) -> (usize, usize, bool) {
+/// Lexes a string starting at its quote; returns (end, newlines inside, candidate inside,
+/// closed). An unclosed string ends at its line end (one quote) or at the end of the file
+/// (three quotes).
+fn python_string(src: &[u8], i: usize) -> (usize, usize, bool, bool) {
     let q = src[i];
     let triple = src.get(i + 1) == Some(&q) && src.get(i + 2) == Some(&q);
     let mut j = if triple { i + 3 } else { i + 1 };
     let mut rows = 0;
     let content_start = j;
+    let mut closed = false;
     while j < src.len() {
         // Jump to the next byte that can matter.
         j = match memchr::memchr3(q, b'\\', b'\n', &src[j..]) {
@@ -678,6 +706,9 @@ fn python_string(src: &[u8], i: usize) -> (usize, usize, bool) {
         if c == b'\\' {
             if src.get(j + 1) == Some(&b'\n') {
                 rows += 1;
+            } else if src.get(j + 1) == Some(&b'\r') && src.get(j + 2) == Some(&b'\n') {
+                rows += 1;
+                j += 1; // an escaped CRLF line end
             }
             j += 2;
             continue;
@@ -691,10 +722,12 @@ fn python_string(src: &[u8], i: usize) -> (usize, usize, bool) {
         if c == q {
             if !triple {
                 j += 1;
+                closed = true;
                 break;
             }
             if src.get(j + 1) == Some(&q) && src.get(j + 2) == Some(&q) {
                 j += 3;
+                closed = true;
                 break;
             }
         }
@@ -702,7 +735,7 @@ fn python_string(src: &[u8], i: usize) -> (usize, usize, bool) {
     }
     let j = j.min(src.len());
     let content = &src[content_start.min(j)..j];
-    (j, rows, python_string_hit(content))
+    (j, rows, python_string_hit(content), closed)
 }
 
 /// Candidate words of JavaScript/TypeScript code.
@@ -1230,6 +1263,41 @@ mod tests {
             joined.contains("try:") && joined.contains("except E:"),
             "{joined}"
         );
+    }
+
+    #[test]
+    fn python_files_the_lexer_cannot_read_are_parsed_whole() {
+        // Valid: the write in `f` and the binding it uses are kept, `quiet` is not.
+        let big = "    val = 1\n".repeat(80);
+        let ok = format!(
+            "import sys\n\ndef quiet():\n    '''Docs.'''\n{big}\ndef f(stream=None):\n    stream = stream or sys.stdout\n    stream.write('x')\n"
+        );
+        let joined = kept(&ok).join("");
+        assert!(joined.contains("stream.write") && !joined.contains("def quiet"));
+        // The fuzz finding: a docstring left open makes the lexer see one string to the end
+        // of the file, where tree-sitter's recovery reads the rest as code.
+        let open_docstring = ok.replace("'''Docs.'''", "'''Docs.");
+        assert_eq!(python(open_docstring.as_bytes(), 0), Plan::Whole);
+        // Even with no candidate the lexer could see.
+        assert_eq!(
+            python(b"import sys\n'''\nsys.stdout.write(1)\n", 0),
+            Plan::Whole
+        );
+        // A one-quote string left open at its line end.
+        let open_line = ok.replace("'''Docs.'''", "x = 'Docs.");
+        assert_eq!(python(open_line.as_bytes(), 0), Plan::Whole);
+        // Brackets never closed, closed without being opened, or closed by the wrong kind.
+        for (from, to) in [
+            ("val = 1", "val = (1"),
+            ("val = 1", "val = 1)"),
+            ("val = 1", "val = (1]"),
+        ] {
+            let bad = ok.replacen(from, to, 1);
+            assert_eq!(python(bad.as_bytes(), 0), Plan::Whole, "{to}");
+        }
+        // An escaped line end (also CRLF) continues a one-quote string: still valid.
+        let continued = ok.replace("'''Docs.'''", "x = 'Do\\\r\ncs.'");
+        assert!(matches!(python(continued.as_bytes(), 0), Plan::Ranges(_)));
     }
 
     #[test]
