@@ -814,6 +814,11 @@ pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
     if !stmts.iter().any(|s| s.hit) {
         return Plan::Whole; // the statement lexer disagrees with the skip lexer: be safe
     }
+    if stmts.iter().any(|s| s.malformed) {
+        // An unclosed string, comment or template, or unbalanced brackets: where the file goes
+        // wrong, a parser's error recovery and this lexer disagree on what is code.
+        return Plan::Whole;
+    }
     let mut names: WordSet = WordSet::default();
     let mut keep: Vec<bool> = stmts.iter().map(|s| s.hit).collect();
     for _ in 0..3 {
@@ -973,8 +978,9 @@ fn javascript_statements(src: &[u8]) -> Vec<Stmt> {
                 i = memchr::memchr(b'\n', &src[i..]).map_or(src.len(), |p| i + p);
             }
             b'/' if src.get(i + 1) == Some(&b'*') => {
-                let end =
-                    memchr::memmem::find(&src[i + 2..], b"*/").map_or(src.len(), |p| i + 2 + p + 2);
+                let found = memchr::memmem::find(&src[i + 2..], b"*/");
+                cur.malformed |= found.is_none();
+                let end = found.map_or(src.len(), |p| i + 2 + p + 2);
                 row += memchr::memchr_iter(b'\n', &src[i..end]).count();
                 i = end;
             }
@@ -1027,6 +1033,8 @@ fn javascript_statements(src: &[u8]) -> Vec<Stmt> {
                     }
                     i += 1;
                 }
+                // Left open at the line end: the lexer and a parser may disagree from here.
+                cur.malformed |= src.get(i) != Some(&q);
                 let content = &src[start.min(src.len())..i.min(src.len())];
                 if content.len() <= 32
                     && (STRING_WORDS
@@ -1049,6 +1057,7 @@ fn javascript_statements(src: &[u8]) -> Vec<Stmt> {
                 i += 1;
             }
             b')' | b']' | b'}' => {
+                cur.malformed |= depth == 0;
                 depth = (depth - 1).max(0);
                 if b == b'}' && templates.last() == Some(&depth) {
                     templates.pop();
@@ -1121,6 +1130,8 @@ fn javascript_statements(src: &[u8]) -> Vec<Stmt> {
         }
     }
     cur.end = src.len();
+    // A template, bracket or substitution still open at the end of the file.
+    cur.malformed |= in_template || depth != 0 || !templates.is_empty();
     stmts.push(cur);
     for s in &mut stmts {
         if !s.import && !s.assign {
@@ -1154,7 +1165,11 @@ pub fn javascript(src: &[u8]) -> Plan {
                 }
             }
             b'/' if src.get(i + 1) == Some(&b'*') => {
-                i = memchr::memmem::find(&src[i + 2..], b"*/").map_or(src.len(), |p| i + 2 + p + 2);
+                match memchr::memmem::find(&src[i + 2..], b"*/") {
+                    Some(p) => i += 2 + p + 2,
+                    // An unclosed comment: a parser's error recovery reads the rest as code.
+                    None => return Plan::Whole,
+                }
             }
             b'"' | b'\'' => {
                 let q = b;
@@ -1210,6 +1225,38 @@ pub fn javascript(src: &[u8]) -> Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn javascript_files_the_lexer_cannot_read_are_parsed_whole() {
+        let filler = (0..20)
+            .map(|n| {
+                let body = "  total = total * a + b - 1;\n".repeat(30);
+                format!("function f{n}(a, b) {{\n  let total = {n};\n{body}  return total;\n}}\n")
+            })
+            .collect::<String>();
+        let good = format!("{filler}console.log(1);\n{filler}");
+        assert!(matches!(
+            javascript_planned(good.as_bytes(), 0),
+            Plan::Ranges(_)
+        ));
+        for broken in [
+            "/* never closed\nfunction f() {}\n",
+            "const s = 'open\nfunction f() {}\n",
+            "const t = `open ${x}\nfunction f() {}\n",
+            "function f() { if (x) {\n",
+            "f(1));\n",
+        ] {
+            let src = format!("{filler}console.log(1);\n{broken}{filler}");
+            assert_eq!(
+                javascript_planned(src.as_bytes(), 0),
+                Plan::Whole,
+                "{broken:?}"
+            );
+        }
+        // The skip lexer never skips a file whose comment runs to the end.
+        assert_eq!(javascript(b"/* open\nconsole.log(1)\n"), Plan::Whole);
+        assert_eq!(javascript(b"/* closed */ const x = 1;\n"), Plan::Skip);
+    }
 
     fn kept(src: &str) -> Vec<String> {
         match python(src.as_bytes(), 0) {
