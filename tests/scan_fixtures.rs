@@ -281,18 +281,7 @@ fn the_prefilter_and_plan_change_nothing_on_the_benchmark_tree() {
 /// scan and the scan with the prefilter and plan off give the same findings.
 #[test]
 fn saved_fuzz_inputs_scan_the_same_with_and_without_the_plan() {
-    const NAMES: [&str; 10] = [
-        "server.js",
-        "server.ts",
-        "view.tsx",
-        "server.py",
-        "main.go",
-        "main.rs",
-        "Main.java",
-        "Main.kt",
-        "Program.cs",
-        "bin/server",
-    ];
+    const NAMES: [&str; 10] = mcp_stdio_guard::scan::FUZZ_FILE_NAMES;
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/scan_source");
     let mut inputs: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("fuzz regression folder")

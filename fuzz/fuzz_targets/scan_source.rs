@@ -12,18 +12,7 @@ use mcp_stdio_guard::issue::Location;
 use mcp_stdio_guard::scan::{self, ScanOptions};
 use std::path::Path;
 
-const NAMES: [&str; 10] = [
-    "server.js",
-    "server.ts",
-    "view.tsx",
-    "server.py",
-    "main.go",
-    "main.rs",
-    "Main.java",
-    "Main.kt",
-    "Program.cs",
-    "bin/server",
-];
+const NAMES: [&str; 10] = scan::FUZZ_FILE_NAMES;
 
 fn findings(path: &Path, bytes: &[u8], opts: &ScanOptions) -> Vec<(&'static str, u32, u32)> {
     let text = String::from_utf8_lossy(bytes);

@@ -118,6 +118,22 @@ struct FileOutcome {
     text: Option<Vec<u8>>,
 }
 
+/// The file names the `scan_source` fuzz target picks from its input's first byte (the name's
+/// extension picks the language; `bin/server` goes by its shebang), shared with the test that
+/// replays the saved fuzz inputs so both decode them alike.
+pub const FUZZ_FILE_NAMES: [&str; 10] = [
+    "server.js",
+    "server.ts",
+    "view.tsx",
+    "server.py",
+    "main.go",
+    "main.rs",
+    "Main.java",
+    "Main.kt",
+    "Program.cs",
+    "bin/server",
+];
+
 /// Scans one file's contents from memory exactly as [`run`] scans a file it finds: the binary
 /// check, the language (from `path`'s extension, else the shebang), prefilter and plan, parse,
 /// analysis, parse-error note, suppressions and the severity of `path`'s context, with the
