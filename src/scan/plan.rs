@@ -802,6 +802,41 @@ const STRING_WORDS: &[&str] = &[
     "cross-spawn",
 ];
 
+/// Whether the identifier at `src[start..end]` makes its statement a candidate: a candidate
+/// word used as one, a write to file descriptor 1, or an `fd: 1` option.
+fn javascript_word_hit(src: &[u8], start: usize, end: usize) -> bool {
+    let w = &src[start..end];
+    if JS_SET.contains(w) && javascript_word_counts(src, start, end) {
+        return true;
+    }
+    if matches!(
+        w,
+        b"write" | b"writeFile" | b"appendFile" | b"appendFileSync" | b"writeFileSync"
+    ) && fd_one_follows(src, end)
+    {
+        return true;
+    }
+    w == b"fd" && {
+        let rest: Vec<u8> = src[end..src.len().min(end + 8)]
+            .iter()
+            .copied()
+            .filter(|c| *c != b' ')
+            .collect();
+        rest.starts_with(b":1") && !rest.get(2).is_some_and(|c| c.is_ascii_digit())
+    }
+}
+
+/// Whether a string literal's content makes its statement a candidate: `require('pino')`,
+/// `'/dev/stdout'`, `stdio: 'inherit'`, `console['log']` — module names, option values and
+/// computed members are short strings.
+fn javascript_string_hit(content: &[u8]) -> bool {
+    content.len() <= 32
+        && (STRING_WORDS
+            .iter()
+            .any(|w| memchr::memmem::find(content, w.as_bytes()).is_some())
+            || memchr::memmem::find(content, b"/dev/").is_some())
+}
+
 /// Plans a JavaScript/TypeScript file: skip it when no candidate word occurs outside strings
 /// and comments; parse large files statement by statement (see [`javascript_statements`]).
 pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
@@ -878,7 +913,6 @@ const JS_REGEX_AFTER: &[&[u8]] = &[
 /// a template). Identifiers are recorded with the names bound before the first `=`
 /// (`const { log } = console` binds `log`).
 fn javascript_statements(src: &[u8]) -> Vec<Stmt> {
-    let words: &WordSet = &JS_SET;
     let mut stmts: Vec<Stmt> = Vec::new();
     let mut cur = Stmt::default();
     let mut depth: i32 = 0;
@@ -1036,12 +1070,7 @@ fn javascript_statements(src: &[u8]) -> Vec<Stmt> {
                 // Left open at the line end: the lexer and a parser may disagree from here.
                 cur.malformed |= src.get(i) != Some(&q);
                 let content = &src[start.min(src.len())..i.min(src.len())];
-                if content.len() <= 32
-                    && (STRING_WORDS
-                        .iter()
-                        .any(|w| memchr::memmem::find(content, w.as_bytes()).is_some())
-                        || memchr::memmem::find(content, b"/dev/").is_some())
-                {
+                if javascript_string_hit(content) {
                     cur.hit = true;
                 }
                 i = (i + 1).min(src.len());
@@ -1084,22 +1113,8 @@ fn javascript_statements(src: &[u8]) -> Vec<Stmt> {
                     i += 1;
                 }
                 let w = &src[start..i];
-                let fd_write = matches!(
-                    w,
-                    b"write" | b"writeFile" | b"appendFile" | b"appendFileSync" | b"writeFileSync"
-                ) && fd_one_follows(src, i);
-                if (words.contains(w) && javascript_word_counts(src, start, i)) || fd_write {
+                if javascript_word_hit(src, start, i) {
                     cur.hit = true;
-                }
-                if w == b"fd" {
-                    let rest: Vec<u8> = src[i..src.len().min(i + 8)]
-                        .iter()
-                        .copied()
-                        .filter(|c| *c != b' ')
-                        .collect();
-                    if rest.starts_with(b":1") && !rest.get(2).is_some_and(|c| c.is_ascii_digit()) {
-                        cur.hit = true;
-                    }
                 }
                 cur.idents.push(start..i);
                 if !eq_seen
@@ -1154,7 +1169,6 @@ fn javascript_statements(src: &[u8]) -> Vec<Stmt> {
 /// Plans a JavaScript/TypeScript file as a whole: skip it when no candidate word occurs outside
 /// strings and comments (template literals count as code, their `${}` parts are code).
 pub fn javascript(src: &[u8]) -> Plan {
-    let words: &WordSet = &JS_SET;
     let mut i = 0usize;
     while i < src.len() {
         let b = src[i];
@@ -1182,14 +1196,7 @@ pub fn javascript(src: &[u8]) -> Plan {
                     i += 1;
                 }
                 let content = &src[start.min(src.len())..i.min(src.len())];
-                // `require('pino')`, `'/dev/stdout'`, `stdio: 'inherit'`, `console['log']`:
-                // module names, option values and computed members are short strings.
-                if content.len() <= 32
-                    && (STRING_WORDS
-                        .iter()
-                        .any(|w| memchr::memmem::find(content, w.as_bytes()).is_some())
-                        || memchr::memmem::find(content, b"/dev/").is_some())
-                {
+                if javascript_string_hit(content) {
                     return Plan::Whole;
                 }
                 i += 1;
@@ -1199,20 +1206,7 @@ pub fn javascript(src: &[u8]) -> Plan {
                 while i < src.len() && (is_ident(src[i]) || src[i] == b'$') {
                     i += 1;
                 }
-                let w = &src[start..i];
-                let fd_write = matches!(
-                    w,
-                    b"write" | b"writeFile" | b"appendFile" | b"appendFileSync" | b"writeFileSync"
-                ) && fd_one_follows(src, i);
-                let fd_option = w == b"fd" && {
-                    let rest = &src[i..src.len().min(i + 8)];
-                    let rest: Vec<u8> = rest.iter().copied().filter(|c| *c != b' ').collect();
-                    rest.starts_with(b":1") && !rest.get(2).is_some_and(|c| c.is_ascii_digit())
-                };
-                if (words.contains(w) && javascript_word_counts(src, start, i))
-                    || fd_write
-                    || fd_option
-                {
+                if javascript_word_hit(src, start, i) {
                     return Plan::Whole;
                 }
             }
