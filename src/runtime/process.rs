@@ -312,25 +312,23 @@ pub fn descendants(server_pid: u32, marker: &str) -> Vec<ProcInfo> {
     }
 }
 
+/// The pids in `/proc`, the guard's own left out; `None` where `/proc` cannot be read.
+pub(crate) fn other_pids() -> Option<Vec<i32>> {
+    let dir = std::fs::read_dir("/proc").ok()?;
+    let me = std::process::id() as i32;
+    Some(
+        dir.flatten()
+            .filter_map(|e| e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()))
+            .filter(|&pid| pid != me)
+            .collect(),
+    )
+}
+
 #[cfg(target_os = "linux")]
 fn linux_descendants(pgid: i32, marker: &str) -> Vec<ProcInfo> {
     let needle = format!("{RUN_MARKER_ENV}={marker}\0");
     let mut out = Vec::new();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return out;
-    };
-    let me = std::process::id() as i32;
-    for entry in dir.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        if pid == me {
-            continue;
-        }
+    for pid in other_pids().unwrap_or_default() {
         let Some((state, ppid, pg)) = read_stat(pid) else {
             continue;
         };

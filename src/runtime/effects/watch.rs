@@ -48,24 +48,12 @@ impl Watch {
 
     /// One look at the process table.
     pub fn tick(&mut self, recorder: &Recorder, start: Instant) {
-        let Ok(dir) = std::fs::read_dir("/proc") else {
+        let Some(pids) = crate::runtime::process::other_pids() else {
             return;
         };
-        let entries: Vec<std::fs::DirEntry> = dir.flatten().collect();
         let at = start.elapsed();
-        let me = std::process::id() as i32;
         let mut alive = Vec::new();
-        for entry in entries {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|s| s.parse::<i32>().ok())
-            else {
-                continue;
-            };
-            if pid == me {
-                continue;
-            }
+        for pid in pids {
             alive.push(pid);
             match self.known.get_mut(&pid) {
                 Some(Seen::Ours { index, argv }) => {
