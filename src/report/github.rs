@@ -184,6 +184,11 @@ fn md(s: &str) -> String {
 
 /// An inline code span that holds any text (its fence is longer than any backtick run inside);
 /// `|` is escaped so it stays inside a table cell.
+/// Paths as inline code, space-separated.
+fn code_list(paths: &[String]) -> String {
+    paths.iter().map(|p| code(p)).collect::<Vec<_>>().join(" ")
+}
+
 fn code(s: &str) -> String {
     let s = s.replace(['\n', '\r'], " ").replace('|', "\\|");
     let longest = longest_run(&s, '`');
@@ -245,14 +250,7 @@ pub fn summary(report: &Report, ctx: &CiContext, budget: usize) -> String {
         what.push(format!("{n} server{}", plural(n)));
     }
     if let Some(scan) = &report.scan {
-        what.push(format!(
-            "the static scan of {}",
-            scan.paths
-                .iter()
-                .map(|p| code(p))
-                .collect::<Vec<_>>()
-                .join(" ")
-        ));
+        what.push(format!("the static scan of {}", code_list(&scan.paths)));
     }
     let _ = writeln!(
         head,
@@ -426,15 +424,7 @@ fn scan_blocks(blocks: &mut Vec<String>, scan: &super::ScanSection) {
         "✅"
     };
     let mut b = String::new();
-    let _ = writeln!(
-        b,
-        "### {mark} Static scan of {}\n",
-        scan.paths
-            .iter()
-            .map(|p| code(p))
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
+    let _ = writeln!(b, "### {mark} Static scan of {}\n", code_list(&scan.paths));
     let _ = writeln!(
         b,
         "{} file{} checked, {} parsed{}.\n",
