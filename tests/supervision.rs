@@ -7,25 +7,25 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use support::*;
 
-#[test]
-fn sigterm_to_the_guard_kills_the_server_and_its_children() {
-    let marker = format!("GUARD_CASE=interrupted-{}", std::process::id());
-    let child = Command::new(GUARD)
-        .args([
-            "--quiet-ms",
-            "60000",
-            "--env",
-            &marker,
-            "--",
-            "python3",
-            "tests/fixtures/servers/child_holds_stdout.py",
-        ])
+/// The guard on a fixture server, held in its 60 s quiet window so a test can interrupt it; the
+/// server carries `marker` in its environment.
+fn guard_held_open(extra: &[&str], marker: &str, server: &str) -> std::process::Child {
+    Command::new(GUARD)
+        .args(extra)
+        .args(["--quiet-ms", "60000", "--env", marker, "--", "python3"])
+        .arg(format!("tests/fixtures/servers/{server}"))
         .current_dir(repo())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn sigterm_to_the_guard_kills_the_server_and_its_children() {
+    let marker = format!("GUARD_CASE=interrupted-{}", std::process::id());
+    let child = guard_held_open(&[], &marker, "child_holds_stdout.py");
     // Wait until the server and its `sleep` child are up.
     let start = Instant::now();
     while processes_with_env(&marker).len() < 2 {
@@ -60,23 +60,7 @@ fn nix_kill(pid: u32, sig: i32) {
 #[test]
 fn sigterm_to_the_guard_deletes_the_effects_log_of_the_run() {
     let marker = format!("GUARD_CASE=interrupted-effects-{}", std::process::id());
-    let child = Command::new(GUARD)
-        .args([
-            "--effects",
-            "--quiet-ms",
-            "60000",
-            "--env",
-            &marker,
-            "--",
-            "python3",
-            "tests/fixtures/servers/clean.py",
-        ])
-        .current_dir(repo())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = guard_held_open(&["--effects"], &marker, "clean.py");
     let start = Instant::now();
     let log = loop {
         let found = processes_with_env(&marker)
