@@ -408,7 +408,8 @@ pub(crate) fn pair_requests(
     Ok(ops)
 }
 
-/// Checks that the program can be executed, the way `execvp` will look for it.
+/// Checks that the program can be executed, the way the spawn will look for it (`execvp` on
+/// Unix; on Windows, `.exe` added to a bare name, the guard's folder, the system folders, PATH).
 pub(crate) fn check_program(
     program: &OsStr,
     cwd: &Path,
@@ -420,7 +421,11 @@ pub(crate) fn check_program(
             "the server command is empty: pass it after `--`, e.g. `-- node server.js`",
         ));
     }
-    let has_slash = program.as_encoded_bytes().contains(&b'/');
+    let separators: &[u8] = if cfg!(windows) { b"/\\:" } else { b"/" };
+    let has_slash = program
+        .as_encoded_bytes()
+        .iter()
+        .any(|b| separators.contains(b));
     if has_slash {
         let full = cwd.join(program);
         return check_executable(&full).map_err(|why| {
@@ -431,14 +436,41 @@ pub(crate) fn check_program(
         .map(OsString::from)
         .or_else(|| std::env::var_os("PATH"))
         .unwrap_or_default();
-    for dir in std::env::split_paths(&path) {
-        let dir = if dir.as_os_str().is_empty() {
+    let mut dirs: Vec<std::path::PathBuf> = Vec::new();
+    if cfg!(windows) {
+        dirs.extend(
+            std::env::current_exe()
+                .ok()
+                .and_then(|exe| exe.parent().map(Path::to_path_buf)),
+        );
+        if let Some(root) = std::env::var_os("SystemRoot") {
+            let root = std::path::PathBuf::from(root);
+            dirs.extend([root.join("System32"), root]);
+        }
+    }
+    dirs.extend(std::env::split_paths(&path).map(|dir| {
+        if dir.as_os_str().is_empty() {
             cwd.to_path_buf()
         } else {
             cwd.join(dir)
-        };
-        if check_executable(&dir.join(program)).is_ok() {
-            return Ok(());
+        }
+    }));
+    if dirs
+        .iter()
+        .any(|dir| check_executable(&dir.join(program)).is_ok())
+    {
+        return Ok(());
+    }
+    // Windows runs a batch file (`npx.cmd`) only when it is named with its extension.
+    if cfg!(windows) && Path::new(program).extension().is_none() {
+        for ext in ["cmd", "bat"] {
+            let script = Path::new(program).with_extension(ext);
+            if dirs.iter().any(|dir| dir.join(&script).is_file()) {
+                return Err(Failure::usage(format!(
+                    "command not found: {shown} is the batch script {}, which Windows starts only through cmd: pass `-- cmd /c {shown} ...` (what MCP clients on Windows are configured with)",
+                    script.display()
+                )));
+            }
         }
     }
     Err(Failure::usage(format!(
@@ -446,6 +478,7 @@ pub(crate) fn check_program(
     )))
 }
 
+#[cfg(unix)]
 fn check_executable(path: &Path) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
     match std::fs::metadata(path) {
@@ -460,13 +493,35 @@ fn check_executable(path: &Path) -> Result<(), String> {
     }
 }
 
+/// Windows: a file as named, or with `.exe` added when the name has no extension.
+#[cfg(not(unix))]
+fn check_executable(path: &Path) -> Result<(), String> {
+    let mut candidates = vec![path.to_path_buf()];
+    if path.extension().is_none() {
+        candidates.push(path.with_extension("exe"));
+    }
+    for candidate in &candidates {
+        match std::fs::metadata(candidate) {
+            Ok(m) if m.is_dir() => {
+                return Err(format!("{} is a directory, not a program", path.display()));
+            }
+            Ok(_) => return Ok(()),
+            Err(_) => {}
+        }
+    }
+    Err(format!("{} does not exist", path.display()))
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
 
+    /// Parses a command line. The tests name `sh` as the server (it must exist on PATH); on
+    /// Windows `cmd` stands in for it.
     pub(crate) fn run(args: &[&str]) -> Result<Settings, Failure> {
         let mut full = vec!["mcp-stdio-guard"];
-        full.extend_from_slice(args);
+        let shell = if cfg!(windows) { "cmd" } else { "sh" };
+        full.extend(args.iter().map(|a| if *a == "sh" { shell } else { a }));
         match parse(full)? {
             Command::Run(s) => Ok(*s),
             other => panic!("expected a run, got {other:?}"),
@@ -644,7 +699,8 @@ pub(crate) mod tests {
             .map(|t| t.spec.session.protocol.as_str())
             .collect();
         assert_eq!(revs, protocol::LEGACY_REVISIONS);
-        assert_eq!(s.targets[3].name, "sh -c true @ 2025-11-25");
+        let shell = if cfg!(windows) { "cmd" } else { "sh" };
+        assert_eq!(s.targets[3].name, format!("{shell} -c true @ 2025-11-25"));
         let s = run(&[
             "--no-discover",
             "--max-pages",

@@ -253,6 +253,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn python_reports_its_version() {
         let found = runtimes(&["python3".into(), "x.py".into()], Path::new("/"), &[]);
         assert_eq!(found.len(), 1, "{found:?}");

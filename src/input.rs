@@ -10,11 +10,24 @@ pub const MAX_INPUT_BYTES: u64 = 16 * 1024 * 1024;
 
 /// What a path that is not a regular file or a folder is, in words (`None` for those two).
 pub fn special_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
-    use std::os::unix::fs::FileTypeExt;
     let t = meta.file_type();
     if t.is_file() || t.is_dir() {
-        None
-    } else if t.is_fifo() {
+        return None;
+    }
+    #[cfg(not(unix))]
+    {
+        Some("a device or special file")
+    }
+    #[cfg(unix)]
+    {
+        special_unix_kind(&t)
+    }
+}
+
+#[cfg(unix)]
+fn special_unix_kind(t: &std::fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_fifo() {
         Some("a FIFO (named pipe)")
     } else if t.is_char_device() {
         Some("a character device")
@@ -63,7 +76,8 @@ fn too_large() -> std::io::Error {
     ))
 }
 
-#[cfg(test)]
+// FIFOs and devices: Unix.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

@@ -112,6 +112,7 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
     deliver(&report, settings.format, &settings.outputs, start)
 }
 
+#[cfg(unix)]
 type Interrupts = Option<(
     tokio::signal::unix::Signal,
     tokio::signal::unix::Signal,
@@ -119,6 +120,7 @@ type Interrupts = Option<(
 )>;
 
 /// Installs the handlers for SIGINT, SIGTERM and SIGHUP (inside the runtime).
+#[cfg(unix)]
 fn interrupts() -> Interrupts {
     use tokio::signal::unix::{SignalKind, signal};
     match (
@@ -131,15 +133,33 @@ fn interrupts() -> Interrupts {
     }
 }
 
-/// SIGINT, SIGTERM or SIGHUP to the guard (a cancelled CI job, Ctrl-C): kill every process of the
-/// servers under test, write nothing to stdout (no half report), exit with 128 + the signal.
+#[cfg(windows)]
+type Interrupts = Option<(
+    tokio::signal::windows::CtrlC,
+    tokio::signal::windows::CtrlBreak,
+    tokio::signal::windows::CtrlClose,
+)>;
+
+/// Installs the handlers for Ctrl-C, Ctrl-Break and the console closing (inside the runtime).
+#[cfg(windows)]
+fn interrupts() -> Interrupts {
+    use tokio::signal::windows::{ctrl_break, ctrl_c, ctrl_close};
+    match (ctrl_c(), ctrl_break(), ctrl_close()) {
+        (Ok(int), Ok(brk), Ok(close)) => Some((int, brk, close)),
+        _ => None,
+    }
+}
+
+/// SIGINT, SIGTERM or SIGHUP to the guard (a cancelled CI job, Ctrl-C; on Windows Ctrl-C,
+/// Ctrl-Break or the console closing): kill every process of the servers under test, write
+/// nothing to stdout (no half report), exit with 128 + the signal (Ctrl-Break counts as 21).
 async fn exit_on_signal(signals: Interrupts) {
     let Some((mut int, mut term, mut hup)) = signals else {
         return;
     };
     let number = tokio::select! {
         _ = int.recv() => 2,
-        _ = term.recv() => 15,
+        _ = term.recv() => if cfg!(windows) { 21 } else { 15 },
         _ = hup.recv() => 1,
     };
     runtime::process::kill_live_runs();

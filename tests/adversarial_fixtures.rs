@@ -3,6 +3,8 @@
 //! issues, JSON pointers, nothing left running). One fixture per probe outcome — handles it,
 //! closes cleanly, crashes, hangs, answers with a success, pollutes stdout, keeps state — plus
 //! the article's gateway in a build that validates before acting and one that acts first.
+// Unix servers, signals and paths: tests/windows.rs is the Windows suite.
+#![cfg(unix)]
 
 mod support;
 

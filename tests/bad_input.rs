@@ -5,6 +5,8 @@
 //! stderr naming the problem, exit 2, nothing on stdout (no partial report), nothing spawned, and
 //! never a hang (a FIFO opened for reading blocks forever) or a panic. Also: a symlink loop inside
 //! a scanned tree and non-UTF-8 file names are scanned normally.
+// Unix servers, signals and paths: tests/windows.rs is the Windows suite.
+#![cfg(unix)]
 
 mod support;
 

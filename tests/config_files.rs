@@ -2,6 +2,8 @@
 //! end to end through the binary: every field reaches the run, every bad input is a one-line
 //! usage error (exit 2) before anything is spawned, and a client config with several servers
 //! gives one report with a section per server.
+// Unix servers, signals and paths: tests/windows.rs is the Windows suite.
+#![cfg(unix)]
 
 mod support;
 

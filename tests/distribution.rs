@@ -9,6 +9,8 @@
 //! by every test here. The tools come from `scripts/install-test-deps` (`MCP_GUARD_TEST_DEPS`).
 //! `MCP_GUARD_SKIP_DIST=1` skips these tests, loudly, and is refused under `CI=true`. Every test
 //! is named `dist_*`, so `scripts/test dist_` runs only them.
+// Unix servers, signals and paths: tests/windows.rs is the Windows suite.
+#![cfg(unix)]
 #![cfg(target_os = "linux")]
 
 use std::path::{Path, PathBuf};

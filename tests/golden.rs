@@ -1,5 +1,7 @@
 //! Golden files for the text and JSON reports of a few representative runs, and for the
 //! generated docs/rules.md. `UPDATE_GOLDEN=1 cargo test --test golden` regenerates them.
+// Unix servers, signals and paths: tests/windows.rs is the Windows suite.
+#![cfg(unix)]
 
 mod support;
 

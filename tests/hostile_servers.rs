@@ -20,6 +20,8 @@
 //! The 1 GiB flood runs with the default limits: the guard stops reading at `--max-stdout-bytes`
 //! (64 MiB) and ends the server, which is what bounds its memory. `scripts/bench-hostile` reads
 //! the whole GiB (release build) and records the numbers in docs/benchmarks.md.
+// Unix servers, signals and paths: tests/windows.rs is the Windows suite.
+#![cfg(unix)]
 
 mod support;
 

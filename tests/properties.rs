@@ -1,4 +1,6 @@
 //! Property tests for invariants that are cheap to state.
+// Unix servers, signals and paths: tests/windows.rs is the Windows suite.
+#![cfg(unix)]
 
 use mcp_stdio_guard::redact;
 use mcp_stdio_guard::runtime::frame;

@@ -2,6 +2,8 @@
 //! metadata, tool results, undeclared notifications, repeat drift) against a hermetic fixture
 //! server, with every default probe on: tests/fixtures/servers/protocol_cases.json, run by the
 //! same harness as the runtime cases.
+// Unix servers, signals and paths: tests/windows.rs is the Windows suite.
+#![cfg(unix)]
 
 mod support;
 

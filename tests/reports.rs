@@ -12,6 +12,8 @@
 //!
 //! The validators are installed by `scripts/install-test-deps` (`scripts/test` runs it and
 //! exports `MCP_GUARD_TEST_DEPS`); without them the tests that need them fail with the command.
+// Unix servers, signals and paths: tests/windows.rs is the Windows suite.
+#![cfg(unix)]
 
 mod support;
 

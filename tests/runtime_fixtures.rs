@@ -3,6 +3,8 @@
 //! names the server, extra guard flags and the exact issues expected (code, severity, detail code,
 //! stdout line and byte offset). All cases run in parallel; every mismatch is reported at once.
 //! After each run, no process that carries the case's environment marker may be left alive.
+// Unix servers, signals and paths: tests/windows.rs is the Windows suite.
+#![cfg(unix)]
 
 mod support;
 

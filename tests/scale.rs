@@ -2,6 +2,8 @@
 //! end through the binary: every server gets its own section in one combined report, a hang or a
 //! flood in one server never leaks into another's section, names stay distinct, and every bad
 //! input is a one-line usage error (exit 2) before anything is spawned.
+// Unix servers, signals and paths: tests/windows.rs is the Windows suite.
+#![cfg(unix)]
 
 mod support;
 

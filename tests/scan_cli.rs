@@ -2,6 +2,8 @@
 //! the JSON shape, file discovery (ignore files, vendored folders, explicit files,
 //! `--force-exclude`), awkward files (binary, non-UTF-8, huge, unparsable), severity in test
 //! files, `--select/--ignore`, and `--scan` merged into a runtime report.
+// Unix servers, signals and paths: tests/windows.rs is the Windows suite.
+#![cfg(unix)]
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -5,6 +5,8 @@
 //!
 //! The fixtures also annotate themselves: a line carrying `expect: <rule>` in a comment must
 //! produce exactly that finding, so an expected file cannot drift from the intent in the source.
+// Unix servers, signals and paths: tests/windows.rs is the Windows suite.
+#![cfg(unix)]
 
 use mcp_stdio_guard::scan::{self, ScanOptions};
 use std::collections::BTreeSet;

@@ -5,6 +5,8 @@
 //!
 //! - Servers the guard passes send only schema-valid frames, on every revision they speak.
 //! - Servers the guard fails for a result's shape send at least one frame the schema rejects.
+// Unix servers, signals and paths: tests/windows.rs is the Windows suite.
+#![cfg(unix)]
 
 mod support;
 

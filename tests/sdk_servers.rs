@@ -13,6 +13,8 @@
 //! in parallel on a pool of threads (`MCP_GUARD_SDK_JOBS`, default 4: more only makes every server
 //! slower on a 2-core machine), the two tests take turns, and every mismatch is reported at once,
 //! as a readable diff with the command that reproduces it.
+// Unix servers, signals and paths: tests/windows.rs is the Windows suite.
+#![cfg(unix)]
 
 use serde::Deserialize;
 use serde_json::Value;

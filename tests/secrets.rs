@@ -2,6 +2,8 @@
 //! into stderr, stdout pollution, serverInfo, tool metadata, error messages and notifications is
 //! checked in every output format at once; no byte of any canary may appear in any output, the
 //! guard's own stderr included.
+// Unix servers, signals and paths: tests/windows.rs is the Windows suite.
+#![cfg(unix)]
 
 mod support;
 

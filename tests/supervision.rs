@@ -1,5 +1,7 @@
 //! The guard as a supervisor: interrupted itself, it kills everything of the server under test
 //! and writes no half report.
+// Unix servers, signals and paths: tests/windows.rs is the Windows suite.
+#![cfg(unix)]
 
 mod support;
 

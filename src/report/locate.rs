@@ -489,6 +489,7 @@ pub fn percent_encode(path: &str) -> String {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     fn candidates(argv: &[&str], files: &[&str], dirs: &[&str]) -> Vec<String> {
         let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
         let cwd = Path::new("/repo");
@@ -503,6 +504,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn entry_scripts_are_found_the_way_launchers_run_them() {
         let f = &[
             "server.js",
@@ -598,8 +600,9 @@ mod tests {
 
     proptest::proptest! {
         /// Whatever a finding's location (none, a stream, any source path or position) and
-        /// whatever the target, it is placed in a named file at a line >= 1.
+        /// whatever the target, it is placed in a named file at a line >= 1. (Unix paths.)
         #[test]
+        #[cfg(unix)]
         fn every_issue_is_placed_in_a_file(
             file in "[a-z./ ]{0,12}",
             line in 0u32..5,

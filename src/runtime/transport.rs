@@ -36,9 +36,18 @@ impl ExitInfo {
 }
 
 pub fn signal_name(sig: i32) -> &'static str {
-    nix::sys::signal::Signal::try_from(sig)
-        .map(|s| s.as_str())
-        .unwrap_or("unknown signal")
+    #[cfg(unix)]
+    {
+        nix::sys::signal::Signal::try_from(sig)
+            .map(|s| s.as_str())
+            .unwrap_or("unknown signal")
+    }
+    // Windows processes do not end on signals: no exit carries one.
+    #[cfg(not(unix))]
+    {
+        let _ = sig;
+        "unknown signal"
+    }
 }
 
 /// Everything the session learns about the server, in arrival order.
@@ -82,7 +91,13 @@ pub struct Link {
 }
 
 /// See [`Link::stdin_unread`].
-pub type StdinFd = Arc<std::sync::Mutex<Option<std::os::fd::RawFd>>>;
+pub type StdinFd = Arc<std::sync::Mutex<Option<RawPipe>>>;
+
+/// The descriptor of the stdin pipe's write end (Unix); Windows has none to ask.
+#[cfg(unix)]
+pub type RawPipe = std::os::fd::RawFd;
+#[cfg(not(unix))]
+pub type RawPipe = std::convert::Infallible;
 
 /// The sending half of the event stream, for whoever watches the process exit.
 pub type EventSender = mpsc::Sender<Event>;
@@ -109,7 +124,7 @@ impl Link {
     pub fn with_stdin_fd<R, W>(
         stdout: R,
         stdin: W,
-        fd: Option<std::os::fd::RawFd>,
+        fd: Option<RawPipe>,
         limits: FramerLimits,
         start: Instant,
     ) -> (Link, EventSender)
@@ -175,15 +190,23 @@ impl Link {
         let queued = self.counters.stdin_queued.load(Ordering::Relaxed);
         let guard = self.stdin_fd.lock().ok()?;
         let fd = (*guard)?;
-        let mut in_pipe: nix::libc::c_int = 0;
-        // SAFETY: `fd` is the open write end of the stdin pipe: the writer clears it under this
-        // lock before closing it, so it cannot be closed or reused while we hold the lock.
-        // FIONREAD writes one c_int.
-        let rc = unsafe { nix::libc::ioctl(fd, nix::libc::FIONREAD, &mut in_pipe) };
-        if rc != 0 {
-            return None;
+        #[cfg(unix)]
+        {
+            let mut in_pipe: nix::libc::c_int = 0;
+            // SAFETY: `fd` is the open write end of the stdin pipe: the writer clears it under
+            // this lock before closing it, so it cannot be closed or reused while we hold the
+            // lock. FIONREAD writes one c_int.
+            let rc = unsafe { nix::libc::ioctl(fd, nix::libc::FIONREAD, &mut in_pipe) };
+            if rc != 0 {
+                return None;
+            }
+            Some(queued + in_pipe.max(0) as u64)
         }
-        Some(queued + in_pipe.max(0) as u64)
+        #[cfg(not(unix))]
+        {
+            let _ = queued;
+            match fd {}
+        }
     }
 
     pub fn stdin_open(&self) -> bool {

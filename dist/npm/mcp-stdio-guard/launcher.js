@@ -38,12 +38,6 @@ function binaryPath() {
   try {
     return require.resolve(`${pkg}/bin/${exe}`);
   } catch {
-    if (process.platform === "win32") {
-      fail(
-        "there is no Windows build yet (the runtime supervisor uses Unix process groups and " +
-          "signals): run it under WSL, or set MCP_STDIO_GUARD_BINARY to a binary you built",
-      );
-    }
     fail(
       `the package ${pkg} that holds the binary for ${key} is not installed. ` +
         "It is an optional dependency of mcp-stdio-guard: reinstall without --omit=optional " +

@@ -46,7 +46,6 @@ pub fn remove_live_logs() {
 impl EffectsLog {
     /// Creates a fresh, private, empty log file in the temporary directory.
     pub fn create() -> std::io::Result<EffectsLog> {
-        use std::os::unix::fs::OpenOptionsExt;
         use std::sync::atomic::{AtomicU64, Ordering};
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let path = std::env::temp_dir().join(format!(
@@ -55,11 +54,12 @@ impl EffectsLog {
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));
         let _ = std::fs::remove_file(&path);
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)?;
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        // Private to the user (Windows: the temporary folder is per user already).
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        options.open(&path)?;
         let file = File::open(&path)?;
         live().push(path.clone());
         Ok(EffectsLog {
@@ -174,6 +174,8 @@ mod tests {
         assert_eq!(e[1].summary, "ssh");
         assert_eq!(e[2].summary, r#"unparseable entry b"not json""#);
         let path = log.path().to_path_buf();
+        // The server's handle is closed by the time its log is dropped (it exited).
+        drop(w);
         drop(log);
         assert!(!path.exists());
     }

@@ -8,19 +8,26 @@
 //! `/proc/<pid>/stat`). A process that starts and exits between two looks (under ~10 ms) can be
 //! missed: use the effects log for actions that must never go unseen.
 //!
+//! On Windows the run's Job object holds every process the server starts: the watch polls the
+//! job's process list every 10 ms and names each newcomer by its program (Windows keeps no argv
+//! another process can read cheaply).
+//!
 //! Elsewhere (macOS, BSD) there is no `/proc`: the watch is unavailable and reported as such;
 //! the canary and the effects log still work.
 
 use super::{EffectKind, Recorder};
 use serde_json::json;
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+#[cfg(not(windows))]
+use std::time::Duration;
+use std::time::Instant;
 
 pub fn available() -> bool {
-    cfg!(target_os = "linux")
+    cfg!(any(target_os = "linux", windows))
 }
 
 #[derive(Debug)]
+#[cfg_attr(windows, allow(dead_code))]
 enum Seen {
     NotOurs,
     /// The server process itself (not an effect).
@@ -33,6 +40,7 @@ enum Seen {
 
 pub struct Watch {
     pgid: i32,
+    #[cfg_attr(windows, allow(dead_code))]
     needle: Vec<u8>,
     known: HashMap<i32, Seen>,
 }
@@ -46,7 +54,28 @@ impl Watch {
         }
     }
 
+    /// One look at the run's job (Windows).
+    #[cfg(windows)]
+    pub fn tick(&mut self, recorder: &Recorder, start: Instant) {
+        let at = start.elapsed();
+        let procs = crate::runtime::process::descendants(self.pgid as u32, "");
+        for p in &procs {
+            if p.pid == self.pgid || self.known.contains_key(&p.pid) {
+                continue;
+            }
+            let (summary, mut detail) = describe(p.pid, &p.argv, None);
+            detail["ppid"] = json!(p.ppid);
+            let index = recorder.push(EffectKind::Process, at, summary, detail);
+            let argv = p.argv.clone();
+            self.known.insert(p.pid, Seen::Ours { index, argv });
+        }
+        // A pid that is gone may be reused: forget it.
+        self.known
+            .retain(|pid, _| procs.iter().any(|p| p.pid == *pid));
+    }
+
     /// One look at the process table.
+    #[cfg(not(windows))]
     pub fn tick(&mut self, recorder: &Recorder, start: Instant) {
         let Some(pids) = crate::runtime::process::other_pids() else {
             return;
@@ -76,6 +105,7 @@ impl Watch {
         self.known.retain(|pid, _| alive.binary_search(pid).is_ok());
     }
 
+    #[cfg(not(windows))]
     fn examine(&self, pid: i32, recorder: &Recorder, at: Duration) -> Seen {
         if pid == self.pgid {
             return Seen::Server;
@@ -117,6 +147,7 @@ fn describe(pid: i32, argv: &[String], name: Option<&str>) -> (String, serde_jso
 }
 
 /// (name, ppid, pgrp) from `/proc/<pid>/stat`.
+#[cfg(not(windows))]
 fn read_stat(pid: i32) -> Option<(String, i32, i32)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let open = stat.find('(')?;
@@ -129,6 +160,7 @@ fn read_stat(pid: i32) -> Option<(String, i32, i32)> {
     Some((name, ppid, pgrp))
 }
 
+#[cfg(not(windows))]
 fn read_argv(pid: i32) -> Vec<String> {
     std::fs::read(format!("/proc/{pid}/cmdline"))
         .map(|raw| {

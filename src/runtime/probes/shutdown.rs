@@ -5,10 +5,9 @@
 use super::exit_detail;
 use crate::catalog::{Severity, runtime as rules};
 use crate::issue::{Issue, Phase};
-use crate::runtime::process::{self, ServerProcess};
+use crate::runtime::process::{self, GroupSignal, ServerProcess};
 use crate::runtime::record::{ShutdownRecord, ShutdownStage};
 use crate::runtime::session::Session;
-use nix::sys::signal::Signal;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -62,16 +61,20 @@ pub async fn run(
         s.link.close_stdin(Duration::from_millis(500)).await;
         s.mark_stdin_closed();
         let closed_at = s.now();
+        // Whether the polite stop reached the server. Always on Unix (a failed `killpg` means the
+        // group is already gone, and the wait below sees the exit); on Windows a CTRL_BREAK
+        // needs a console shared with the server, and without one the ladder goes on to the kill.
+        let mut term_sent = true;
         rec.stage = if s.wait_exit_busy(cfg.stdin_grace).await {
             ShutdownStage::StdinEof
         } else {
-            server.signal_group(Signal::SIGTERM);
+            term_sent = server.signal_group(GroupSignal::Terminate) || cfg!(unix);
             // A stopped process only sees SIGTERM once continued.
-            server.signal_group(Signal::SIGCONT);
-            if s.wait_exit(Instant::now() + cfg.term_grace).await {
+            server.signal_group(GroupSignal::Continue);
+            if term_sent && s.wait_exit(Instant::now() + cfg.term_grace).await {
                 ShutdownStage::Sigterm
             } else {
-                server.signal_group(Signal::SIGKILL);
+                server.signal_group(GroupSignal::Kill);
                 if s.wait_exit(Instant::now() + cfg.kill_grace).await {
                     ShutdownStage::Sigkill
                 } else {
@@ -112,6 +115,12 @@ pub async fn run(
                     .severity(severity),
                 );
             }
+            ShutdownStage::Sigkill | ShutdownStage::Unkillable if !term_sent => s.record(Issue::new(
+                &rules::SHUTDOWN_SIGKILL_REQUIRED,
+                format!(
+                    "the server ignored stdin EOF for {grace_ms} ms; the guard terminated its process tree (CTRL_BREAK could not be sent: the guard has no console)"
+                ),
+            )),
             ShutdownStage::Sigkill | ShutdownStage::Unkillable => s.record(Issue::new(
                 &rules::SHUTDOWN_SIGKILL_REQUIRED,
                 format!(
@@ -155,7 +164,7 @@ pub async fn run(
         process::kill_all(&left);
     }
     // Anything of the group that is left (including a process that survived the checks above).
-    server.signal_group(Signal::SIGKILL);
+    server.signal_group(GroupSignal::Kill);
     process::forget_run(server.pid);
     s.link.stop_reading();
     server.finish_stderr(Duration::from_millis(500)).await;

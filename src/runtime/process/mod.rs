@@ -6,16 +6,27 @@
 //! its environment, so the guard can find descendants that left the process group (`setsid`,
 //! daemonising launchers) and kill them at the end; on Linux the guard is also a child subreaper,
 //! so orphans are re-parented to it instead of init.
+//!
+//! The platform parts live in `unix.rs` (process groups, signals, `/proc`) and `windows.rs` (a new
+//! process group and a Job object that holds every descendant: listed, timed and killed as one).
 
 use super::framing::FramerLimits;
 use super::transport::{Event, EventSender, ExitInfo, Link};
-use nix::sys::signal::{Signal, kill, killpg};
-use nix::unistd::Pid;
+#[cfg(unix)]
+mod unix;
+#[cfg(unix)]
+use unix as sys;
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+use windows as sys;
+
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
+pub use sys::{become_subreaper, descendants, group_cpu_ticks, kill_all};
 use tokio::io::AsyncReadExt;
 use tokio::process::Command;
 
@@ -92,6 +103,16 @@ impl StderrTail {
     }
 }
 
+/// What the guard asks of the server's process group at shutdown. On Windows, `Terminate` is a
+/// CTRL_BREAK to the group (delivered only when the guard has a console), `Continue` does
+/// nothing, and `Kill` terminates the Job object that holds every descendant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupSignal {
+    Terminate,
+    Continue,
+    Kill,
+}
+
 /// A running (or finished) server process.
 pub struct ServerProcess {
     pub pid: u32,
@@ -101,9 +122,9 @@ pub struct ServerProcess {
 }
 
 impl ServerProcess {
-    /// Sends a signal to the server's whole process group.
-    pub fn signal_group(&self, signal: Signal) -> bool {
-        killpg(Pid::from_raw(self.pid as i32), signal).is_ok()
+    /// Sends a signal to the server's whole process group; false when it was not delivered.
+    pub fn signal_group(&self, signal: GroupSignal) -> bool {
+        sys::signal_group(self.pid, signal)
     }
 
     /// True while any process of the server's process group is alive (zombies excluded).
@@ -135,8 +156,8 @@ pub fn spawn(spec: &SpawnSpec, start: Instant) -> Result<(Link, ServerProcess), 
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
-        .process_group(0)
         .kill_on_drop(false);
+    sys::configure(&mut cmd);
     if let Some(cwd) = &spec.cwd {
         cmd.current_dir(cwd);
     }
@@ -151,13 +172,18 @@ pub fn spawn(spec: &SpawnSpec, start: Instant) -> Result<(Link, ServerProcess), 
     }
     let mut child = cmd.spawn().map_err(|err| spawn_error(spec, &err))?;
     let pid = child.id().unwrap_or_default();
+    sys::adopt(&child, pid);
     live.push((pid, marker.clone()));
     drop(live);
     let stdout = child.stdout.take().expect("stdout is piped");
     let stdin = child.stdin.take().expect("stdin is piped");
     let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
-    let stdin_fd = std::os::fd::AsRawFd::as_raw_fd(&stdin);
-    let (link, tx) = Link::with_stdin_fd(stdout, stdin, Some(stdin_fd), spec.limits, start);
+    #[cfg(unix)]
+    let stdin_fd = Some(std::os::fd::AsRawFd::as_raw_fd(&stdin));
+    // Windows cannot ask the write end of a pipe for unread bytes.
+    #[cfg(not(unix))]
+    let stdin_fd = None;
+    let (link, tx) = Link::with_stdin_fd(stdout, stdin, stdin_fd, spec.limits, start);
 
     let stderr = Arc::new(Mutex::new(StderrTail::new(spec.max_stderr_bytes)));
     let sink = stderr.clone();
@@ -185,7 +211,7 @@ pub fn spawn(spec: &SpawnSpec, start: Instant) -> Result<(Link, ServerProcess), 
 fn spawn_error(spec: &SpawnSpec, err: &std::io::Error) -> SpawnError {
     let code = err
         .raw_os_error()
-        .map(|n| format!("{:?}", nix::errno::Errno::from_raw(n)))
+        .map(sys::error_name)
         .unwrap_or_else(|| format!("{:?}", err.kind()));
     let program = spec.program.to_string_lossy();
     let mut message = format!("spawn {program}: {err}");
@@ -216,11 +242,10 @@ fn shebang(path: &std::path::Path) -> Option<String> {
 }
 
 async fn watch_exit(mut child: tokio::process::Child, tx: EventSender, start: Instant) {
-    use std::os::unix::process::ExitStatusExt;
     let exit = match child.wait().await {
         Ok(status) => ExitInfo {
             code: status.code(),
-            signal: status.signal(),
+            signal: sys::exit_signal(&status),
         },
         Err(_) => ExitInfo {
             code: None,
@@ -247,6 +272,7 @@ fn live_runs() -> std::sync::MutexGuard<'static, Vec<(u32, String)>> {
 /// Forgets a run whose processes are all gone.
 pub fn forget_run(pid: u32) {
     live_runs().retain(|(p, _)| *p != pid);
+    sys::release(pid);
 }
 
 /// Kills every process of every live run (the guard got SIGINT/SIGTERM: leave nothing behind),
@@ -258,8 +284,7 @@ pub fn kill_live_runs() {
         live.clone()
     };
     for (pid, marker) in runs {
-        let _ = killpg(Pid::from_raw(pid as i32), Signal::SIGKILL);
-        kill_all(&descendants(pid, &marker));
+        sys::kill_run(pid, &marker);
     }
     super::effects::log::remove_live_logs();
 }
@@ -268,15 +293,6 @@ fn next_run_number() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(1);
     NEXT.fetch_add(1, Ordering::Relaxed)
-}
-
-/// Makes this process a child subreaper (Linux): orphans of the servers it starts are re-parented
-/// to it, so they stay visible and killable. Harmless to call more than once.
-pub fn become_subreaper() {
-    #[cfg(target_os = "linux")]
-    {
-        let _ = nix::sys::prctl::set_child_subreaper(true);
-    }
 }
 
 /// A live process that belongs to a server run.
@@ -288,31 +304,8 @@ pub struct ProcInfo {
     pub argv: Vec<String>,
 }
 
-/// Live (non-zombie) processes of a run: those in the server's process group, and those carrying
-/// the run marker in their environment (descendants that left the group). Linux only; elsewhere
-/// the process group is probed with signal 0 and reported as one entry.
-pub fn descendants(server_pid: u32, marker: &str) -> Vec<ProcInfo> {
-    #[cfg(target_os = "linux")]
-    {
-        linux_descendants(server_pid as i32, marker)
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = marker;
-        if killpg(Pid::from_raw(server_pid as i32), None).is_ok() {
-            vec![ProcInfo {
-                pid: server_pid as i32,
-                ppid: 0,
-                pgid: server_pid as i32,
-                argv: Vec::new(),
-            }]
-        } else {
-            Vec::new()
-        }
-    }
-}
-
-/// The pids in `/proc`, the guard's own left out; `None` where `/proc` cannot be read.
+/// The pids in `/proc`, the guard's own left out; `None` where `/proc` cannot be read (macOS).
+#[cfg(unix)]
 pub(crate) fn other_pids() -> Option<Vec<i32>> {
     let dir = std::fs::read_dir("/proc").ok()?;
     let me = std::process::id() as i32;
@@ -322,134 +315,6 @@ pub(crate) fn other_pids() -> Option<Vec<i32>> {
             .filter(|&pid| pid != me)
             .collect(),
     )
-}
-
-#[cfg(target_os = "linux")]
-fn linux_descendants(pgid: i32, marker: &str) -> Vec<ProcInfo> {
-    let needle = format!("{RUN_MARKER_ENV}={marker}\0");
-    let mut out = Vec::new();
-    for pid in other_pids().unwrap_or_default() {
-        let Some((state, ppid, pg)) = read_stat(pid) else {
-            continue;
-        };
-        if state == 'Z' || state == 'X' {
-            continue;
-        }
-        let belongs = pg == pgid || {
-            std::fs::read(format!("/proc/{pid}/environ"))
-                .map(|env| memchr::memmem::find(&env, needle.as_bytes()).is_some())
-                .unwrap_or(false)
-        };
-        if belongs {
-            out.push(ProcInfo {
-                pid,
-                ppid,
-                pgid: pg,
-                argv: read_argv(pid),
-            });
-        }
-    }
-    out.sort_by_key(|p| p.pid);
-    out
-}
-
-/// CPU time (clock ticks, user + system) used so far by the live processes of a process group.
-/// `None` where it cannot be read (non-Linux).
-pub fn group_cpu_ticks(pgid: u32) -> Option<u64> {
-    #[cfg(target_os = "linux")]
-    {
-        let mut total = 0u64;
-        for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|s| s.parse::<i32>().ok())
-            else {
-                continue;
-            };
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                continue;
-            };
-            let Some(close) = stat.rfind(')') else {
-                continue;
-            };
-            let fields: Vec<&str> = stat[close + 2..].split_ascii_whitespace().collect();
-            // After the command: state(0) ppid(1) pgrp(2) ... utime(11) stime(12).
-            if fields.len() > 12 && fields[2].parse::<u32>().ok() == Some(pgid) {
-                total +=
-                    fields[11].parse::<u64>().unwrap_or(0) + fields[12].parse::<u64>().unwrap_or(0);
-            }
-        }
-        Some(total)
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = pgid;
-        None
-    }
-}
-
-/// (state, ppid, pgrp) from `/proc/<pid>/stat`.
-#[cfg(target_os = "linux")]
-fn read_stat(pid: i32) -> Option<(char, i32, i32)> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name is in parentheses and may contain spaces: parse after the last ')'.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let mut fields = rest.split_ascii_whitespace();
-    let state = fields.next()?.chars().next()?;
-    let ppid = fields.next()?.parse().ok()?;
-    let pgrp = fields.next()?.parse().ok()?;
-    Some((state, ppid, pgrp))
-}
-
-#[cfg(target_os = "linux")]
-fn read_argv(pid: i32) -> Vec<String> {
-    std::fs::read(format!("/proc/{pid}/cmdline"))
-        .map(|raw| {
-            raw.split(|b| *b == 0)
-                .filter(|s| !s.is_empty())
-                .map(|s| String::from_utf8_lossy(s).into_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Kills the given processes (SIGKILL) and reaps any that were re-parented to the guard.
-pub fn kill_all(procs: &[ProcInfo]) {
-    for p in procs {
-        let _ = kill(Pid::from_raw(p.pid), Signal::SIGKILL);
-    }
-    reap(procs);
-}
-
-/// Reaps processes re-parented to the guard (it is their subreaper) so they leave no zombies.
-pub fn reap(procs: &[ProcInfo]) {
-    use nix::sys::wait::{WaitPidFlag, waitpid};
-    let me = std::process::id() as i32;
-    for p in procs {
-        if p.ppid == me || read_parent(p.pid) == Some(me) {
-            for _ in 0..50 {
-                match waitpid(Pid::from_raw(p.pid), Some(WaitPidFlag::WNOHANG)) {
-                    Ok(nix::sys::wait::WaitStatus::StillAlive) => {
-                        std::thread::sleep(std::time::Duration::from_millis(2))
-                    }
-                    _ => break,
-                }
-            }
-        }
-    }
-}
-
-fn read_parent(pid: i32) -> Option<i32> {
-    #[cfg(target_os = "linux")]
-    {
-        read_stat(pid).map(|(_, ppid, _)| ppid)
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = pid;
-        None
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,199 @@
+//! The Unix supervisor: process groups, signals, `/proc` (Linux) and the child-subreaper flag.
+
+#[cfg(target_os = "linux")]
+use super::RUN_MARKER_ENV;
+use super::{GroupSignal, ProcInfo};
+use nix::sys::signal::{Signal, kill, killpg};
+use nix::unistd::Pid;
+
+/// The server leads a new process group: signals reach everything it starts in that group.
+pub(super) fn configure(cmd: &mut tokio::process::Command) {
+    cmd.process_group(0);
+}
+
+/// Nothing to set up once the process runs (the group exists from the start).
+pub(super) fn adopt(_child: &tokio::process::Child, _pid: u32) {}
+
+/// Nothing to release when a run is forgotten.
+pub(super) fn release(_pid: u32) {}
+
+/// The signal that ended the process, if any.
+pub(super) fn exit_signal(status: &std::process::ExitStatus) -> Option<i32> {
+    use std::os::unix::process::ExitStatusExt;
+    status.signal()
+}
+
+/// `ENOENT` for an OS error number.
+pub(super) fn error_name(raw: i32) -> String {
+    format!("{:?}", nix::errno::Errno::from_raw(raw))
+}
+
+/// Sends a signal to the server's whole process group; false when it could not be delivered.
+pub(super) fn signal_group(pid: u32, signal: GroupSignal) -> bool {
+    let signal = match signal {
+        GroupSignal::Terminate => Signal::SIGTERM,
+        GroupSignal::Continue => Signal::SIGCONT,
+        GroupSignal::Kill => Signal::SIGKILL,
+    };
+    killpg(Pid::from_raw(pid as i32), signal).is_ok()
+}
+
+/// Kills every process of one run (the guard is interrupted).
+pub(super) fn kill_run(pid: u32, marker: &str) {
+    let _ = killpg(Pid::from_raw(pid as i32), Signal::SIGKILL);
+    kill_all(&descendants(pid, marker));
+}
+
+/// Makes this process a child subreaper (Linux): orphans of the servers it starts are re-parented
+/// to it, so they stay visible and killable. Harmless to call more than once.
+pub fn become_subreaper() {
+    #[cfg(target_os = "linux")]
+    {
+        let _ = nix::sys::prctl::set_child_subreaper(true);
+    }
+}
+
+/// Live (non-zombie) processes of a run: those in the server's process group, and those carrying
+/// the run marker in their environment (descendants that left the group). Linux only; elsewhere
+/// the process group is probed with signal 0 and reported as one entry.
+pub fn descendants(server_pid: u32, marker: &str) -> Vec<ProcInfo> {
+    #[cfg(target_os = "linux")]
+    {
+        linux_descendants(server_pid as i32, marker)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = marker;
+        if killpg(Pid::from_raw(server_pid as i32), None).is_ok() {
+            vec![ProcInfo {
+                pid: server_pid as i32,
+                ppid: 0,
+                pgid: server_pid as i32,
+                argv: Vec::new(),
+            }]
+        } else {
+            Vec::new()
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn linux_descendants(pgid: i32, marker: &str) -> Vec<ProcInfo> {
+    let needle = format!("{RUN_MARKER_ENV}={marker}\0");
+    let mut out = Vec::new();
+    for pid in super::other_pids().unwrap_or_default() {
+        let Some((state, ppid, pg)) = read_stat(pid) else {
+            continue;
+        };
+        if state == 'Z' || state == 'X' {
+            continue;
+        }
+        let belongs = pg == pgid || {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .map(|env| memchr::memmem::find(&env, needle.as_bytes()).is_some())
+                .unwrap_or(false)
+        };
+        if belongs {
+            out.push(ProcInfo {
+                pid,
+                ppid,
+                pgid: pg,
+                argv: read_argv(pid),
+            });
+        }
+    }
+    out.sort_by_key(|p| p.pid);
+    out
+}
+
+/// CPU time (clock ticks, user + system) used so far by the live processes of a process group.
+/// `None` where it cannot be read (non-Linux).
+pub fn group_cpu_ticks(pgid: u32) -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut total = 0u64;
+        for pid in super::other_pids()? {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                continue;
+            };
+            let Some(close) = stat.rfind(')') else {
+                continue;
+            };
+            let fields: Vec<&str> = stat[close + 2..].split_ascii_whitespace().collect();
+            // After the command: state(0) ppid(1) pgrp(2) ... utime(11) stime(12).
+            if fields.len() > 12 && fields[2].parse::<u32>().ok() == Some(pgid) {
+                total +=
+                    fields[11].parse::<u64>().unwrap_or(0) + fields[12].parse::<u64>().unwrap_or(0);
+            }
+        }
+        Some(total)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pgid;
+        None
+    }
+}
+
+/// (state, ppid, pgrp) from `/proc/<pid>/stat`.
+#[cfg(target_os = "linux")]
+fn read_stat(pid: i32) -> Option<(char, i32, i32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may contain spaces: parse after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let mut fields = rest.split_ascii_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let ppid = fields.next()?.parse().ok()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    Some((state, ppid, pgrp))
+}
+
+#[cfg(target_os = "linux")]
+fn read_argv(pid: i32) -> Vec<String> {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|raw| {
+            raw.split(|b| *b == 0)
+                .filter(|s| !s.is_empty())
+                .map(|s| String::from_utf8_lossy(s).into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Kills the given processes (SIGKILL) and reaps any that were re-parented to the guard.
+pub fn kill_all(procs: &[ProcInfo]) {
+    for p in procs {
+        let _ = kill(Pid::from_raw(p.pid), Signal::SIGKILL);
+    }
+    reap(procs);
+}
+
+/// Reaps processes re-parented to the guard (it is their subreaper) so they leave no zombies.
+fn reap(procs: &[ProcInfo]) {
+    use nix::sys::wait::{WaitPidFlag, waitpid};
+    let me = std::process::id() as i32;
+    for p in procs {
+        if p.ppid == me || read_parent(p.pid) == Some(me) {
+            for _ in 0..50 {
+                match waitpid(Pid::from_raw(p.pid), Some(WaitPidFlag::WNOHANG)) {
+                    Ok(nix::sys::wait::WaitStatus::StillAlive) => {
+                        std::thread::sleep(std::time::Duration::from_millis(2))
+                    }
+                    _ => break,
+                }
+            }
+        }
+    }
+}
+
+fn read_parent(pid: i32) -> Option<i32> {
+    #[cfg(target_os = "linux")]
+    {
+        read_stat(pid).map(|(_, ppid, _)| ppid)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        None
+    }
+}
