@@ -53,6 +53,8 @@ def handle(msg):
 
 
 def main():
+    # Text-mode stdout turns "\n" into "\r\n" on Windows (stdout-crlf); UTF-8 whatever the locale.
+    sys.stdout.reconfigure(newline="\n", encoding="utf-8")
     print("hello-server: ready (this line goes to stderr)", file=sys.stderr)
     for line in sys.stdin:
         try:
