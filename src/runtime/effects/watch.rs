@@ -60,7 +60,16 @@ impl Watch {
         let at = start.elapsed();
         let procs = crate::runtime::process::descendants(self.pgid as u32, "");
         for p in &procs {
-            if p.pid == self.pgid || self.known.contains_key(&p.pid) {
+            if p.pid == self.pgid {
+                continue;
+            }
+            if let Some(Seen::Ours { index, argv }) = self.known.get_mut(&p.pid) {
+                // Named late: it was listed in the job before the process table showed it.
+                if argv.is_empty() && !p.argv.is_empty() {
+                    *argv = p.argv.clone();
+                    let (summary, detail) = describe(p.pid, argv, None);
+                    recorder.update(*index, summary, detail);
+                }
                 continue;
             }
             let (summary, mut detail) = describe(p.pid, &p.argv, None);

@@ -37,6 +37,13 @@ impl Default for LadderConfig {
     }
 }
 
+/// The polite stop the ladder sends after stdin EOF.
+const POLITE_STOP: &str = if cfg!(windows) {
+    "CTRL_BREAK"
+} else {
+    "SIGTERM"
+};
+
 /// How long stdout may stay open after the process exited before a descendant is blamed.
 const HELD_OPEN_GRACE: Duration = Duration::from_millis(500);
 
@@ -109,7 +116,7 @@ pub async fn run(
                     Issue::new(
                         &rules::SHUTDOWN_SIGTERM_REQUIRED,
                         format!(
-                            "the server was still running {grace_ms} ms after stdin closed and only exited on SIGTERM; clients that just close stdin leave it running as an orphan"
+                            "the server was still running {grace_ms} ms after stdin closed and only exited on {POLITE_STOP}; clients that just close stdin leave it running as an orphan"
                         ),
                     )
                     .severity(severity),
