@@ -172,7 +172,13 @@ pub fn spawn(spec: &SpawnSpec, start: Instant) -> Result<(Link, ServerProcess), 
     }
     let mut child = cmd.spawn().map_err(|err| spawn_error(spec, &err))?;
     let pid = child.id().unwrap_or_default();
-    sys::adopt(&child, pid);
+    if let Err(message) = sys::adopt(&child, pid) {
+        let _ = child.start_kill();
+        return Err(SpawnError {
+            code: "ESTART".into(),
+            message,
+        });
+    }
     live.push((pid, marker.clone()));
     drop(live);
     let stdout = child.stdout.take().expect("stdout is piped");

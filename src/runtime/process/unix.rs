@@ -12,7 +12,9 @@ pub(super) fn configure(cmd: &mut tokio::process::Command) {
 }
 
 /// Nothing to set up once the process runs (the group exists from the start).
-pub(super) fn adopt(_child: &tokio::process::Child, _pid: u32) {}
+pub(super) fn adopt(_child: &tokio::process::Child, _pid: u32) -> Result<(), String> {
+    Ok(())
+}
 
 /// Nothing to release when a run is forgotten.
 pub(super) fn release(_pid: u32) {}

@@ -6,8 +6,8 @@
 //! (`group_cpu_ticks`) and its kill switch (`TerminateJobObject`); it is created with
 //! kill-on-close, so if the guard itself dies every process of the run dies with it.
 //!
-//! The assignment happens after `CreateProcess` returns, a few microseconds into the child's
-//! start, long before a program can run its own code to start another process.
+//! The server is created suspended, assigned to its job, then its (only) thread is resumed: it
+//! cannot start a process before it belongs to the job.
 
 use super::{GroupSignal, ProcInfo};
 use std::sync::Mutex;
@@ -15,6 +15,7 @@ use windows_sys::Win32::Foundation::{CloseHandle, HANDLE, INVALID_HANDLE_VALUE};
 use windows_sys::Win32::System::Console::{CTRL_BREAK_EVENT, GenerateConsoleCtrlEvent};
 use windows_sys::Win32::System::Diagnostics::ToolHelp::{
     CreateToolhelp32Snapshot, PROCESSENTRY32W, Process32FirstW, Process32NextW, TH32CS_SNAPPROCESS,
+    TH32CS_SNAPTHREAD, THREADENTRY32, Thread32First, Thread32Next,
 };
 use windows_sys::Win32::System::JobObjects::{
     AssignProcessToJobObject, CreateJobObjectW, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
@@ -24,8 +25,9 @@ use windows_sys::Win32::System::JobObjects::{
     TerminateJobObject,
 };
 use windows_sys::Win32::System::Threading::{
-    CREATE_NEW_PROCESS_GROUP, GetExitCodeProcess, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
-    PROCESS_TERMINATE, TerminateProcess,
+    CREATE_NEW_PROCESS_GROUP, CREATE_SUSPENDED, GetExitCodeProcess, OpenProcess, OpenThread,
+    PROCESS_QUERY_LIMITED_INFORMATION, PROCESS_TERMINATE, ResumeThread, THREAD_SUSPEND_RESUME,
+    TerminateProcess,
 };
 
 /// The exit code of a process the guard terminates.
@@ -48,19 +50,60 @@ fn job_of(pid: u32) -> Option<HANDLE> {
 }
 
 /// The server leads a new process group: a Ctrl-C in the guard's console is the guard's to
-/// handle, and a CTRL_BREAK can be sent to the server's group alone.
+/// handle, and a CTRL_BREAK can be sent to the server's group alone. It starts suspended, until
+/// [`adopt`] has put it in its job.
 pub(super) fn configure(cmd: &mut tokio::process::Command) {
-    cmd.creation_flags(CREATE_NEW_PROCESS_GROUP);
+    cmd.creation_flags(CREATE_NEW_PROCESS_GROUP | CREATE_SUSPENDED);
 }
 
-/// Puts the new server in a fresh kill-on-close Job object. Without one (the guard's own job
-/// forbids nesting on old Windows) only the server itself is supervised.
-pub(super) fn adopt(child: &tokio::process::Child, pid: u32) {
-    let Some(process) = child.raw_handle() else {
-        return;
-    };
+/// Puts the new (suspended) server in a fresh kill-on-close Job object, then lets it run.
+/// Without a job (the guard's own job forbids nesting on old Windows) only the server itself is
+/// supervised. An error: the server could not be resumed (the caller kills it).
+pub(super) fn adopt(child: &tokio::process::Child, pid: u32) -> Result<(), String> {
+    if let Some(process) = child.raw_handle() {
+        put_in_job(process as HANDLE, pid);
+    }
+    match resume_threads(pid) {
+        0 => Err(format!(
+            "the server (pid {pid}) was created suspended and could not be resumed"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Resumes every thread of a process (a process created suspended has one); how many were.
+fn resume_threads(pid: u32) -> usize {
+    let mut resumed = 0;
+    // SAFETY: the snapshot and thread handles are closed here; the entry is initialised with
+    // its size.
+    unsafe {
+        let snap = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
+        if snap == INVALID_HANDLE_VALUE || snap.is_null() {
+            return 0;
+        }
+        let mut entry: THREADENTRY32 = std::mem::zeroed();
+        entry.dwSize = std::mem::size_of::<THREADENTRY32>() as u32;
+        let mut more = Thread32First(snap, &mut entry) != 0;
+        while more {
+            if entry.th32OwnerProcessID == pid {
+                let thread = OpenThread(THREAD_SUSPEND_RESUME, 0, entry.th32ThreadID);
+                if !thread.is_null() {
+                    if ResumeThread(thread) != u32::MAX {
+                        resumed += 1;
+                    }
+                    CloseHandle(thread);
+                }
+            }
+            more = Thread32Next(snap, &mut entry) != 0;
+        }
+        CloseHandle(snap);
+    }
+    resumed
+}
+
+fn put_in_job(process: HANDLE, pid: u32) {
     // SAFETY: plain Win32 calls on handles this function owns (`job`) or borrows for the call
-    // (`process`, alive while `child` is); the limit structure is fully initialised.
+    // (`process`, the caller's live child); the limit structure is fully initialised.
     unsafe {
         let job = CreateJobObjectW(std::ptr::null(), std::ptr::null());
         if job.is_null() {
@@ -74,7 +117,7 @@ pub(super) fn adopt(child: &tokio::process::Child, pid: u32) {
             (&raw const limits).cast(),
             std::mem::size_of::<JOBOBJECT_EXTENDED_LIMIT_INFORMATION>() as u32,
         );
-        if set == 0 || AssignProcessToJobObject(job, process as HANDLE) == 0 {
+        if set == 0 || AssignProcessToJobObject(job, process) == 0 {
             CloseHandle(job);
             return;
         }
