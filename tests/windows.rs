@@ -581,3 +581,39 @@ fn the_library_unit_tests_pass_under_wine() {
     );
     assert!(text.contains("test result: ok."), "{text}");
 }
+
+/// SARIF from a Windows run: the source root is a `file:///C:/…` URI and every location is
+/// `/`-separated (GitHub code scanning matches them against the repository's paths).
+#[test]
+fn runtime_sarif_uses_slash_uris_and_a_drive_root() {
+    let Some(host) = host() else { return };
+    let fixture = host.fixture.to_string_lossy().into_owned();
+    let out = host.guard(&[
+        "--format",
+        "sarif",
+        "--",
+        &fixture,
+        "banner",
+        "wintag-sarif",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let sarif: Value = serde_json::from_slice(&out.stdout).expect("SARIF is JSON");
+    let root = sarif["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+        .as_str()
+        .expect("%SRCROOT%");
+    let drive = root.strip_prefix("file:///").unwrap_or_default();
+    assert!(
+        drive.len() > 3 && drive.as_bytes()[1] == b':' && root.ends_with('/'),
+        "{root}"
+    );
+    assert!(!root.contains('\\') && !root.contains("%5C"), "{root}");
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    assert!(!results.is_empty());
+    for r in results {
+        let uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            .as_str()
+            .expect("uri");
+        assert!(!uri.contains('\\') && !uri.contains("%5C"), "{uri}");
+    }
+    assert_no_survivor("wintag-sarif");
+}

@@ -44,11 +44,10 @@ pub struct FileRef {
 impl FileRef {
     /// The SARIF `artifactLocation.uri`: percent-encoded, relative, or a `file://` URI.
     pub fn uri(&self) -> String {
-        let encoded = percent_encode(&self.path);
         if self.in_root {
-            encoded
+            percent_encode(&self.path)
         } else {
-            format!("file://{encoded}")
+            file_uri(Path::new(&self.path))
         }
     }
 }
@@ -218,8 +217,13 @@ impl Sources {
                 path: slash_path(rel),
                 in_root: true,
             },
+            // Absolute, as the platform writes it (a Windows drive or share is kept).
             _ => FileRef {
-                path: slash_path(&full),
+                path: if cfg!(windows) {
+                    full.to_string_lossy().into_owned()
+                } else {
+                    slash_path(&full)
+                },
                 in_root: false,
             },
         }
@@ -472,6 +476,41 @@ fn slash_path(path: &Path) -> String {
         .join("/")
 }
 
+/// The `file://` URI of an absolute path (RFC 8089), `/`-separated and percent-encoded: Unix
+/// `file:///tmp/x`, a Windows drive `file:///C:/x`, a Windows share `file://server/share/x`.
+pub fn file_uri(path: &Path) -> String {
+    use std::path::Prefix;
+    let mut out = String::from("file://");
+    let mut parts: Vec<String> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::Prefix(p) => match p.kind() {
+                Prefix::Disk(d) | Prefix::VerbatimDisk(d) => {
+                    out.push('/');
+                    out.push(char::from(d));
+                    out.push(':');
+                }
+                Prefix::UNC(server, share) | Prefix::VerbatimUNC(server, share) => {
+                    out.push_str(&percent_encode(&server.to_string_lossy()));
+                    parts.push(percent_encode(&share.to_string_lossy()));
+                }
+                _ => {}
+            },
+            Component::Normal(s) => parts.push(percent_encode(&s.to_string_lossy())),
+            Component::ParentDir => parts.push("..".into()),
+            Component::RootDir | Component::CurDir => {}
+        }
+    }
+    if parts.is_empty() {
+        out.push('/');
+    }
+    for part in parts {
+        out.push('/');
+        out.push_str(&part);
+    }
+    out
+}
+
 /// Percent-encodes everything but unreserved characters and `/` (RFC 3986).
 pub fn percent_encode(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
@@ -596,6 +635,21 @@ mod tests {
         let outside = s.file_ref(Path::new("/tmp/x.py"));
         assert!(!outside.in_root);
         assert_eq!(outside.uri(), "file:///tmp/x.py");
+        assert_eq!(file_uri(Path::new("/")), "file:///");
+        assert_eq!(file_uri(Path::new("/a b/ü")), "file:///a%20b/%C3%BC");
+    }
+
+    /// Windows paths (runs under Wine and in the Windows CI row).
+    #[test]
+    #[cfg(windows)]
+    fn windows_paths_become_drive_and_share_uris() {
+        assert_eq!(file_uri(Path::new(r"C:\a b\x.py")), "file:///C:/a%20b/x.py");
+        assert_eq!(file_uri(Path::new(r"\\?\D:\w\main")), "file:///D:/w/main");
+        assert_eq!(
+            file_uri(Path::new(r"\\srv\share\x.py")),
+            "file://srv/share/x.py"
+        );
+        assert_eq!(file_uri(Path::new(r"C:\")), "file:///C:/");
     }
 
     proptest::proptest! {

@@ -96,11 +96,10 @@ fn run(
         .information_uri(crate::REPOSITORY_URL)
         .rules(rules.iter().map(|r| descriptor(r)).collect::<Vec<_>>())
         .build();
-    let root = ctx.sources.root.to_string_lossy();
-    let root_uri = format!(
-        "file://{}/",
-        super::locate::percent_encode(root.trim_end_matches('/'))
-    );
+    let mut root_uri = super::locate::file_uri(&ctx.sources.root);
+    if !root_uri.ends_with('/') {
+        root_uri.push('/');
+    }
     let mut bases = BTreeMap::new();
     bases.insert(
         SRCROOT.to_string(),
