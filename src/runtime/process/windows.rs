@@ -102,6 +102,8 @@ fn resume_threads(pid: u32) -> usize {
 }
 
 fn put_in_job(process: HANDLE, pid: u32) {
+    // Windows reuses pids soon: a job still filed under this pid belongs to a finished run.
+    release(pid);
     // SAFETY: plain Win32 calls on handles this function owns (`job`) or borrows for the call
     // (`process`, the caller's live child); the limit structure is fully initialised.
     unsafe {
