@@ -421,12 +421,7 @@ pub(crate) fn check_program(
             "the server command is empty: pass it after `--`, e.g. `-- node server.js`",
         ));
     }
-    let separators: &[u8] = if cfg!(windows) { b"/\\:" } else { b"/" };
-    let has_slash = program
-        .as_encoded_bytes()
-        .iter()
-        .any(|b| separators.contains(b));
-    if has_slash {
+    if crate::runtime::process::has_separator(program) {
         let full = cwd.join(program);
         return check_executable(&full).map_err(|why| {
             Failure::usage(format!("cannot run the server command {shown}: {why}"))
@@ -448,13 +443,20 @@ pub(crate) fn check_program(
             dirs.extend([root.join("System32"), root]);
         }
     }
-    dirs.extend(std::env::split_paths(&path).map(|dir| {
-        if dir.as_os_str().is_empty() {
-            cwd.to_path_buf()
-        } else {
-            cwd.join(dir)
-        }
-    }));
+    let mut searched = vec![path];
+    // Windows searches the server's PATH, then the guard's own.
+    if cfg!(windows) && path_override.is_some() {
+        searched.extend(std::env::var_os("PATH"));
+    }
+    for path in &searched {
+        dirs.extend(std::env::split_paths(path).map(|dir| {
+            if dir.as_os_str().is_empty() {
+                cwd.to_path_buf()
+            } else {
+                cwd.join(dir)
+            }
+        }));
+    }
     if dirs
         .iter()
         .any(|dir| check_executable(&dir.join(program)).is_ok())

@@ -157,10 +157,19 @@ async fn exit_on_signal(signals: Interrupts) {
     let Some((mut int, mut term, mut hup)) = signals else {
         return;
     };
-    let number = tokio::select! {
-        _ = int.recv() => 2,
-        _ = term.recv() => if cfg!(windows) { 21 } else { 15 },
-        _ = hup.recv() => 1,
+    let number = loop {
+        tokio::select! {
+            _ = int.recv() => break 2,
+            _ = term.recv() => {
+                // Windows: the guard's own CTRL_BREAK to a server group that just vanished is
+                // delivered to the whole console, the guard included.
+                if runtime::process::guard_sent_break_recently() {
+                    continue;
+                }
+                break if cfg!(windows) { 21 } else { 15 };
+            }
+            _ = hup.recv() => break 1,
+        }
     };
     runtime::process::kill_live_runs();
     let _ = writeln!(

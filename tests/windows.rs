@@ -617,3 +617,30 @@ fn runtime_sarif_uses_slash_uris_and_a_drive_root() {
     }
     assert_no_survivor("wintag-sarif");
 }
+
+/// A relative program runs from `--cwd`, as `check_program` checked it (Windows itself would
+/// resolve it against the guard's folder).
+#[test]
+fn a_relative_program_is_found_from_the_server_cwd() {
+    let Some(host) = host() else { return };
+    let debug = host
+        .fixture
+        .parent()
+        .and_then(Path::parent)
+        .expect("the build folder");
+    let out = host.guard(&[
+        "--format",
+        "json",
+        "--cwd",
+        &debug.to_string_lossy(),
+        "--",
+        "examples\\stdio-fixture-server.exe",
+        "clean",
+        "wintag-relative",
+    ]);
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    assert_eq!(report["ok"], true, "{report:#}");
+    assert_no_survivor("wintag-relative");
+}

@@ -204,7 +204,18 @@ mod tests {
             .process_group(pgid)
             .spawn()
             .unwrap();
-        w.tick(&r, start);
+        // The watch ticks every 10 ms; a look may come before the kernel shows the new argv (the
+        // effect is then named `(sleep)` and renamed at a later look).
+        for _ in 0..100 {
+            w.tick(&r, start);
+            if r.effects()
+                .first()
+                .is_some_and(|e| e.summary == "`sleep 4.5`")
+            {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
         let e = r.effects();
         let _ = child.kill();
         let _ = leader.kill();

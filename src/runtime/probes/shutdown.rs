@@ -37,6 +37,13 @@ impl Default for LadderConfig {
     }
 }
 
+/// What the ladder's last step does.
+const KILLED: &str = if cfg!(windows) {
+    "terminated its Job object (the server and every process it started)"
+} else {
+    "killed its process group with SIGKILL"
+};
+
 /// The polite stop the ladder sends after stdin EOF.
 const POLITE_STOP: &str = if cfg!(windows) {
     "CTRL_BREAK"
@@ -125,13 +132,13 @@ pub async fn run(
             ShutdownStage::Sigkill | ShutdownStage::Unkillable if !term_sent => s.record(Issue::new(
                 &rules::SHUTDOWN_SIGKILL_REQUIRED,
                 format!(
-                    "the server ignored stdin EOF for {grace_ms} ms; the guard terminated its process tree (CTRL_BREAK could not be sent: the guard has no console)"
+                    "the server ignored stdin EOF for {grace_ms} ms; the guard {KILLED} (CTRL_BREAK could not be sent: the guard has no console)"
                 ),
             )),
             ShutdownStage::Sigkill | ShutdownStage::Unkillable => s.record(Issue::new(
                 &rules::SHUTDOWN_SIGKILL_REQUIRED,
                 format!(
-                    "the server ignored stdin EOF for {grace_ms} ms and SIGTERM for {} ms; the guard killed its process group with SIGKILL",
+                    "the server ignored stdin EOF for {grace_ms} ms and {POLITE_STOP} for {} ms; the guard {KILLED}",
                     cfg.term_grace.as_millis()
                 ),
             )),

@@ -146,7 +146,13 @@ impl ServerProcess {
 /// Starts the server. On success returns the event link and the process handle.
 pub fn spawn(spec: &SpawnSpec, start: Instant) -> Result<(Link, ServerProcess), SpawnError> {
     let marker = format!("{}-{}", std::process::id(), next_run_number());
-    let mut cmd = Command::new(&spec.program);
+    // Windows resolves a relative program against the guard's folder, not the server's: joined
+    // here, so it runs what `check_program` checked (`cwd` + program), as on Unix.
+    let program = match &spec.cwd {
+        Some(cwd) if cfg!(windows) && has_separator(&spec.program) => cwd.join(&spec.program),
+        _ => PathBuf::from(&spec.program),
+    };
+    let mut cmd = Command::new(&program);
     for name in &spec.unset {
         cmd.env_remove(name);
     }
@@ -214,6 +220,16 @@ pub fn spawn(spec: &SpawnSpec, start: Instant) -> Result<(Link, ServerProcess), 
     ))
 }
 
+/// Whether a program names a path (`/`; on Windows also `\\` or a drive's `:`) rather than a
+/// name to look up.
+pub fn has_separator(program: &std::ffi::OsStr) -> bool {
+    let separators: &[u8] = if cfg!(windows) { b"/\\:" } else { b"/" };
+    program
+        .as_encoded_bytes()
+        .iter()
+        .any(|b| separators.contains(b))
+}
+
 fn spawn_error(spec: &SpawnSpec, err: &std::io::Error) -> SpawnError {
     let code = err
         .raw_os_error()
@@ -273,6 +289,12 @@ static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBoo
 fn live_runs() -> std::sync::MutexGuard<'static, Vec<(u32, String)>> {
     static LIVE: Mutex<Vec<(u32, String)>> = Mutex::new(Vec::new());
     LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// True just after the guard sent a CTRL_BREAK (Windows), which may come back to the guard
+/// itself: its handler ignores it.
+pub fn guard_sent_break_recently() -> bool {
+    sys::sent_break_recently()
 }
 
 /// Forgets a run whose processes are all gone.

@@ -16,6 +16,11 @@ pub(super) fn adopt(_child: &tokio::process::Child, _pid: u32) -> Result<(), Str
     Ok(())
 }
 
+/// Only Windows broadcasts a stray CTRL_BREAK back to the guard.
+pub(super) fn sent_break_recently() -> bool {
+    false
+}
+
 /// Nothing to release when a run is forgotten.
 pub(super) fn release(_pid: u32) {}
 

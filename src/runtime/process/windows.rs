@@ -9,9 +9,13 @@
 //! The server is created suspended, assigned to its job, then its (only) thread is resumed: it
 //! cannot start a process before it belongs to the job.
 
+#[cfg(not(target_pointer_width = "64"))]
+compile_error!("the job's process list is read as 64-bit ids: only 64-bit Windows is supported");
+
 use super::{GroupSignal, ProcInfo};
-use std::sync::Mutex;
-use windows_sys::Win32::Foundation::{CloseHandle, HANDLE, INVALID_HANDLE_VALUE};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use windows_sys::Win32::Foundation::{CloseHandle, HANDLE, INVALID_HANDLE_VALUE, WAIT_TIMEOUT};
 use windows_sys::Win32::System::Console::{CTRL_BREAK_EVENT, GenerateConsoleCtrlEvent};
 use windows_sys::Win32::System::Diagnostics::ToolHelp::{
     CreateToolhelp32Snapshot, PROCESSENTRY32W, Process32FirstW, Process32NextW, TH32CS_SNAPPROCESS,
@@ -26,8 +30,8 @@ use windows_sys::Win32::System::JobObjects::{
 };
 use windows_sys::Win32::System::Threading::{
     CREATE_NEW_PROCESS_GROUP, CREATE_SUSPENDED, GetExitCodeProcess, OpenProcess, OpenThread,
-    PROCESS_QUERY_LIMITED_INFORMATION, PROCESS_TERMINATE, ResumeThread, THREAD_SUSPEND_RESUME,
-    TerminateProcess,
+    PROCESS_QUERY_LIMITED_INFORMATION, PROCESS_SYNCHRONIZE, PROCESS_TERMINATE, ResumeThread,
+    THREAD_SUSPEND_RESUME, TerminateProcess, WaitForSingleObject,
 };
 
 /// The exit code of a process the guard terminates.
@@ -35,18 +39,68 @@ const KILLED_EXIT_CODE: u32 = 1;
 /// `STILL_ACTIVE`: what `GetExitCodeProcess` says of a running process.
 const STILL_ACTIVE: u32 = 259;
 
-/// The job of each live run, by server pid (a `HANDLE` kept as an address: handles are not
-/// `Send`, but a job handle may be used from any thread).
-fn jobs() -> std::sync::MutexGuard<'static, Vec<(u32, usize)>> {
-    static JOBS: Mutex<Vec<(u32, usize)>> = Mutex::new(Vec::new());
-    JOBS.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+/// A run's kernel objects: its job (null when none could be made) and a handle to its server
+/// process, held so that the server's pid is not reused while the run is filed under it (a pid
+/// stays reserved while any handle to the process is open). Both are closed when the last user
+/// lets go: a poller holding a clone never uses a closed handle.
+struct RunHandles {
+    job: HANDLE,
+    process: HANDLE,
 }
 
-fn job_of(pid: u32) -> Option<HANDLE> {
-    jobs()
+// SAFETY: kernel handles may be used from any thread; these are only closed in `drop`.
+unsafe impl Send for RunHandles {}
+unsafe impl Sync for RunHandles {}
+
+impl Drop for RunHandles {
+    fn drop(&mut self) {
+        // SAFETY: each handle was opened for this value and is closed once, here.
+        unsafe {
+            if !self.job.is_null() {
+                CloseHandle(self.job);
+            }
+            if !self.process.is_null() {
+                CloseHandle(self.process);
+            }
+        }
+    }
+}
+
+impl RunHandles {
+    /// True while the server process itself runs.
+    fn server_alive(&self) -> bool {
+        // SAFETY: a live process handle with SYNCHRONIZE access.
+        !self.process.is_null() && unsafe { WaitForSingleObject(self.process, 0) } == WAIT_TIMEOUT
+    }
+}
+
+/// The live runs, by server pid.
+fn runs() -> std::sync::MutexGuard<'static, Vec<(u32, Arc<RunHandles>)>> {
+    static RUNS: Mutex<Vec<(u32, Arc<RunHandles>)>> = Mutex::new(Vec::new());
+    RUNS.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn run_of(pid: u32) -> Option<Arc<RunHandles>> {
+    runs()
         .iter()
         .find(|(p, _)| *p == pid)
-        .map(|(_, job)| *job as HANDLE)
+        .map(|(_, run)| run.clone())
+}
+
+fn job_of(run: &RunHandles) -> Option<HANDLE> {
+    (!run.job.is_null()).then_some(run.job)
+}
+
+/// When the guard last sent a CTRL_BREAK. Windows delivers a CTRL_BREAK aimed at a process group
+/// that no longer exists to every process on the console, the guard included; the guard's
+/// handler ignores a break that follows its own this closely.
+static BREAK_SENT: Mutex<Option<Instant>> = Mutex::new(None);
+
+pub(super) fn sent_break_recently() -> bool {
+    BREAK_SENT
+        .lock()
+        .map(|at| at.is_some_and(|at| at.elapsed() < Duration::from_secs(2)))
+        .unwrap_or(false)
 }
 
 /// The server leads a new process group: a Ctrl-C in the guard's console is the guard's to
@@ -60,13 +114,19 @@ pub(super) fn configure(cmd: &mut tokio::process::Command) {
 /// Without a job (the guard's own job forbids nesting on old Windows) only the server itself is
 /// supervised. An error: the server could not be resumed (the caller kills it).
 pub(super) fn adopt(child: &tokio::process::Child, pid: u32) -> Result<(), String> {
-    if let Some(process) = child.raw_handle() {
-        put_in_job(process as HANDLE, pid);
-    }
+    let job = child
+        .raw_handle()
+        .map_or(std::ptr::null_mut(), |process| new_job(process as HANDLE));
+    // SAFETY: opening a handle to our own suspended child; null on failure.
+    let process = unsafe { OpenProcess(PROCESS_SYNCHRONIZE | PROCESS_TERMINATE, 0, pid) };
+    runs().push((pid, Arc::new(RunHandles { job, process })));
     match resume_threads(pid) {
-        0 => Err(format!(
-            "the server (pid {pid}) was created suspended and could not be resumed"
-        )),
+        0 => {
+            release(pid);
+            Err(format!(
+                "the server (pid {pid}) was created suspended and could not be resumed"
+            ))
+        }
         _ => Ok(()),
     }
 }
@@ -101,15 +161,14 @@ fn resume_threads(pid: u32) -> usize {
     resumed
 }
 
-fn put_in_job(process: HANDLE, pid: u32) {
-    // Windows reuses pids soon: a job still filed under this pid belongs to a finished run.
-    release(pid);
+/// A fresh kill-on-close job holding `process`; null when it cannot be made.
+fn new_job(process: HANDLE) -> HANDLE {
     // SAFETY: plain Win32 calls on handles this function owns (`job`) or borrows for the call
     // (`process`, the caller's live child); the limit structure is fully initialised.
     unsafe {
         let job = CreateJobObjectW(std::ptr::null(), std::ptr::null());
         if job.is_null() {
-            return;
+            return job;
         }
         let mut limits: JOBOBJECT_EXTENDED_LIMIT_INFORMATION = std::mem::zeroed();
         limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
@@ -121,25 +180,16 @@ fn put_in_job(process: HANDLE, pid: u32) {
         );
         if set == 0 || AssignProcessToJobObject(job, process) == 0 {
             CloseHandle(job);
-            return;
+            return std::ptr::null_mut();
         }
-        jobs().push((pid, job as usize));
+        job
     }
 }
 
-/// Closes the run's job (kill-on-close ends whatever of it is left).
+/// Forgets the run: its job is closed (kill-on-close ends whatever of it is left) and its pid
+/// freed once no poller holds it any more.
 pub(super) fn release(pid: u32) {
-    let job = {
-        let mut jobs = jobs();
-        let Some(at) = jobs.iter().position(|(p, _)| *p == pid) else {
-            return;
-        };
-        jobs.remove(at).1
-    };
-    // SAFETY: the handle came from CreateJobObjectW and was removed from the table: closed once.
-    unsafe {
-        CloseHandle(job as HANDLE);
-    }
+    runs().retain(|(p, _)| *p != pid);
 }
 
 /// Windows processes do not end on signals.
@@ -158,16 +208,33 @@ pub(super) fn error_name(raw: i32) -> String {
     }
 }
 
-/// `Terminate`: CTRL_BREAK to the server's process group (false when the guard has no console to
-/// send it through). `Continue`: nothing to do. `Kill`: terminates the whole job.
+/// `Terminate`: CTRL_BREAK to the server's process group, only while the server (the group's
+/// leader, whose pid is the group id) runs; false when it is gone or the guard has no console to
+/// send it through. `Continue`: nothing to do. `Kill`: terminates the whole job.
 pub(super) fn signal_group(pid: u32, signal: GroupSignal) -> bool {
+    let run = run_of(pid);
     match signal {
-        // SAFETY: no pointers; fails cleanly without a console.
-        GroupSignal::Terminate => unsafe { GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, pid) != 0 },
+        GroupSignal::Terminate => {
+            if !run.as_ref().is_some_and(|r| r.server_alive()) {
+                return false;
+            }
+            if let Ok(mut at) = BREAK_SENT.lock() {
+                *at = Some(Instant::now());
+            }
+            // SAFETY: no pointers; fails cleanly without a console.
+            unsafe { GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, pid) != 0 }
+        }
         GroupSignal::Continue => true,
-        GroupSignal::Kill => match job_of(pid) {
-            // SAFETY: a live job handle from the table.
-            Some(job) => unsafe { TerminateJobObject(job, KILLED_EXIT_CODE) != 0 },
+        GroupSignal::Kill => match run {
+            Some(run) => match job_of(&run) {
+                // SAFETY: a live job handle (`run` holds it open).
+                Some(job) => unsafe { TerminateJobObject(job, KILLED_EXIT_CODE) != 0 },
+                // SAFETY: a live process handle with PROCESS_TERMINATE (null is refused).
+                None => {
+                    !run.process.is_null()
+                        && unsafe { TerminateProcess(run.process, KILLED_EXIT_CODE) } != 0
+                }
+            },
             None => terminate(pid),
         },
     }
@@ -184,9 +251,15 @@ pub fn become_subreaper() {}
 /// Live processes of a run: every process in its job (the server and all it started, wherever
 /// they went), with their parent and program name. Without a job: the server alone, while alive.
 pub fn descendants(server_pid: u32, _marker: &str) -> Vec<ProcInfo> {
-    let pids = match job_of(server_pid) {
+    let run = run_of(server_pid);
+    let pids = match run.as_deref().and_then(job_of) {
         Some(job) => job_pids(job),
-        None if alive(server_pid) => vec![server_pid],
+        None if run
+            .as_ref()
+            .map_or_else(|| alive(server_pid), |r| r.server_alive()) =>
+        {
+            vec![server_pid]
+        }
         None => Vec::new(),
     };
     if pids.is_empty() {
@@ -310,7 +383,8 @@ fn terminate(pid: u32) -> bool {
 /// CPU time used so far by every process of the run's job, in 10 ms ticks (the unit of Linux's
 /// clock ticks, so the busy threshold means the same). `None` without a job.
 pub fn group_cpu_ticks(pgid: u32) -> Option<u64> {
-    let job = job_of(pgid)?;
+    let run = run_of(pgid)?;
+    let job = job_of(&run)?;
     // SAFETY: the structure is plain data, written by the call for its full size.
     unsafe {
         let mut info: JOBOBJECT_BASIC_ACCOUNTING_INFORMATION = std::mem::zeroed();
