@@ -108,9 +108,15 @@ fn host() -> Option<&'static Host> {
             if std::env::var("MCP_GUARD_REQUIRE_WINDOWS").is_ok_and(|v| v == "1") {
                 panic!("MCP_GUARD_REQUIRE_WINDOWS=1 but the Windows tests cannot run: {why}");
             }
-            eprintln!(
-                "\n*** SKIPPED: the Windows tests did not run: {why} (see tests/windows.rs) ***\n"
-            );
+            // Once, to the real stderr: the test harness captures `eprintln!`.
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| {
+                use std::io::Write as _;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "\n*** SKIPPED: the Windows tests did not run: {why} (see tests/windows.rs) ***\n"
+                );
+            });
             None
         }
     }
@@ -213,10 +219,14 @@ fn prepare() -> Result<Host, String> {
             .current_dir(repo()),
         "cargo build --target x86_64-pc-windows-gnu",
     )?;
-    eprintln!(
-        "windows: cross-built the guard and the fixture server in {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
+    {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "windows: cross-built the guard and the fixture server in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
     let out = target_dir.join(TARGET).join("debug");
     let shim = repo().join("tests/fixtures/windows/wine_bcryptprimitives.c");
     for dir in [out.clone(), out.join("examples")] {
