@@ -654,3 +654,37 @@ fn a_relative_program_is_found_from_the_server_cwd() {
     assert_eq!(report["ok"], true, "{report:#}");
     assert_no_survivor("wintag-relative");
 }
+
+/// A server deaf to stdin EOF that keeps the default CTRL_BREAK handling: with a console (a
+/// terminal, a GitHub Actions step) the guard's CTRL_BREAK ends it (`shutdown-sigterm-required`,
+/// naming CTRL_BREAK); without one (Wine here) the job is terminated and the finding says why.
+/// Either way nothing is left.
+#[test]
+fn the_polite_stop_is_ctrl_break_or_says_why_not() {
+    let Some(host) = host() else { return };
+    let (exit, report) = host.check("deaf", "wintag-deaf", &[]);
+    let stage = report["process"]["shutdown"]["stage"]
+        .as_str()
+        .unwrap_or_default();
+    let issues = report["issues"].as_array().expect("issues");
+    assert_eq!(issues.len(), 1, "{report:#}");
+    let message = issues[0]["message"].as_str().unwrap_or_default();
+    match stage {
+        "sigterm" => {
+            assert_eq!(issues[0]["code"], "shutdown-sigterm-required", "{report:#}");
+            assert!(message.contains("only exited on CTRL_BREAK"), "{message}");
+            assert_eq!(exit, Some(1));
+        }
+        "sigkill" => {
+            assert_eq!(issues[0]["code"], "shutdown-sigkill-required", "{report:#}");
+            assert!(
+                message.contains("CTRL_BREAK could not be sent")
+                    && message.contains("terminated its Job object"),
+                "{message}"
+            );
+            assert_eq!(exit, Some(1));
+        }
+        other => panic!("stage {other}: {report:#}"),
+    }
+    assert_no_survivor("wintag-deaf");
+}
