@@ -86,6 +86,17 @@ impl Host {
     }
 }
 
+/// The fixture in `mode` fails with exactly the `expected` codes (exit 1) and leaves nothing
+/// alive; the report, for further checks.
+fn assert_caught(host: &Host, mode: &str, expected: &[&str]) -> Value {
+    let tag = format!("wintag-{mode}");
+    let (exit, report) = host.check(mode, &tag, &[]);
+    assert_eq!(exit, Some(1), "{report:#}");
+    assert_eq!(codes(&report), expected);
+    assert_no_survivor(&tag);
+    report
+}
+
 #[cfg(unix)]
 fn kill(pid: u32) {
     let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
@@ -352,19 +363,13 @@ fn a_clean_native_server_passes_with_no_issue() {
 #[test]
 fn a_banner_on_stdout_is_caught() {
     let Some(host) = host() else { return };
-    let (exit, report) = host.check("banner", "wintag-banner", &[]);
-    assert_eq!(exit, Some(1), "{report:#}");
-    assert_eq!(codes(&report), ["stdout-non-json"]);
-    assert_no_survivor("wintag-banner");
+    assert_caught(host, "banner", &["stdout-non-json"]);
 }
 
 #[test]
 fn crlf_line_endings_are_caught() {
     let Some(host) = host() else { return };
-    let (exit, report) = host.check("crlf", "wintag-crlf", &[]);
-    assert_eq!(exit, Some(1), "{report:#}");
-    assert_eq!(codes(&report), ["stdout-crlf"]);
-    assert_no_survivor("wintag-crlf");
+    assert_caught(host, "crlf", &["stdout-crlf"]);
 }
 
 /// No SIGTERM on Windows: without a console to send CTRL_BREAK through, the guard terminates
@@ -372,11 +377,8 @@ fn crlf_line_endings_are_caught() {
 #[test]
 fn a_server_deaf_to_stdin_eof_is_killed_with_its_whole_job() {
     let Some(host) = host() else { return };
-    let (exit, report) = host.check("linger", "wintag-linger", &[]);
-    assert_eq!(exit, Some(1), "{report:#}");
-    assert_eq!(codes(&report), ["shutdown-sigkill-required"]);
+    let report = assert_caught(host, "linger", &["shutdown-sigkill-required"]);
     assert_eq!(report["process"]["killedByGuard"], true, "{report:#}");
-    assert_no_survivor("wintag-linger");
 }
 
 /// A child that inherited stdout keeps it open after the server exits: it is found in the job,
@@ -384,16 +386,14 @@ fn a_server_deaf_to_stdin_eof_is_killed_with_its_whole_job() {
 #[test]
 fn a_child_holding_stdout_is_found_in_the_job_and_killed() {
     let Some(host) = host() else { return };
-    let (exit, report) = host.check("orphan", "wintag-orphan", &[]);
-    assert_eq!(exit, Some(1), "{report:#}");
-    assert_eq!(
-        codes(&report),
-        ["shutdown-descendants-left", "shutdown-stdout-held-open"]
+    let report = assert_caught(
+        host,
+        "orphan",
+        &["shutdown-descendants-left", "shutdown-stdout-held-open"],
     );
     let killed = &report["process"]["shutdown"]["descendantsKilled"];
     assert_eq!(killed.as_array().map(Vec::len), Some(1), "{report:#}");
     assert_eq!(killed[0]["argv"][0], "stdio-fixture-server.exe");
-    assert_no_survivor("wintag-orphan");
 }
 
 /// A handler that acts on frames it should have refused: a process (seen in the job), a log

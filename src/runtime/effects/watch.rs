@@ -16,6 +16,8 @@
 //! the canary and the effects log still work.
 
 use super::{EffectKind, Recorder};
+#[cfg(not(windows))]
+use crate::runtime::process::{carries_marker, read_argv, read_stat};
 use serde_json::json;
 use std::collections::HashMap;
 #[cfg(not(windows))]
@@ -119,19 +121,16 @@ impl Watch {
         if pid == self.pgid {
             return Seen::Server;
         }
-        let Some((name, ppid, pgrp)) = read_stat(pid) else {
+        let Some(stat) = read_stat(pid) else {
             return Seen::NotOurs;
         };
-        let ours = pgrp == self.pgid
-            || std::fs::read(format!("/proc/{pid}/environ"))
-                .map(|env| memchr::memmem::find(&env, &self.needle).is_some())
-                .unwrap_or(false);
+        let ours = stat.pgrp == self.pgid || carries_marker(pid, &self.needle);
         if !ours {
             return Seen::NotOurs;
         }
         let argv = read_argv(pid);
-        let (summary, mut detail) = describe(pid, &argv, Some(&name));
-        detail["ppid"] = json!(ppid);
+        let (summary, mut detail) = describe(pid, &argv, Some(&stat.name));
+        detail["ppid"] = json!(stat.ppid);
         let index = recorder.push(EffectKind::Process, at, summary, detail);
         Seen::Ours { index, argv }
     }
@@ -153,32 +152,6 @@ fn describe(pid: i32, argv: &[String], name: Option<&str>) -> (String, serde_jso
             json!({"pid": pid, "argv": shown}),
         )
     }
-}
-
-/// (name, ppid, pgrp) from `/proc/<pid>/stat`.
-#[cfg(not(windows))]
-fn read_stat(pid: i32) -> Option<(String, i32, i32)> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let open = stat.find('(')?;
-    let close = stat.rfind(')')?;
-    let name = stat.get(open + 1..close)?.to_string();
-    let mut fields = stat.get(close + 2..)?.split_ascii_whitespace();
-    let _state = fields.next()?;
-    let ppid = fields.next()?.parse().ok()?;
-    let pgrp = fields.next()?.parse().ok()?;
-    Some((name, ppid, pgrp))
-}
-
-#[cfg(not(windows))]
-fn read_argv(pid: i32) -> Vec<String> {
-    std::fs::read(format!("/proc/{pid}/cmdline"))
-        .map(|raw| {
-            raw.split(|b| *b == 0)
-                .filter(|s| !s.is_empty())
-                .map(|s| String::from_utf8_lossy(s).into_owned())
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[cfg(all(test, target_os = "linux"))]

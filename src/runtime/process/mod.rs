@@ -29,6 +29,8 @@ use std::time::Instant;
 pub use sys::{become_subreaper, descendants, group_cpu_ticks, kill_all};
 use tokio::io::AsyncReadExt;
 use tokio::process::Command;
+#[cfg(unix)]
+pub(crate) use unix::{carries_marker, read_argv, read_stat};
 
 /// The environment variable that marks every process of one run.
 pub const RUN_MARKER_ENV: &str = "MCP_STDIO_GUARD_RUN";

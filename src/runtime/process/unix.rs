@@ -89,22 +89,18 @@ fn linux_descendants(pgid: i32, marker: &str) -> Vec<ProcInfo> {
     let needle = format!("{RUN_MARKER_ENV}={marker}\0");
     let mut out = Vec::new();
     for pid in super::other_pids().unwrap_or_default() {
-        let Some((state, ppid, pg)) = read_stat(pid) else {
+        let Some(stat) = read_stat(pid) else {
             continue;
         };
-        if state == 'Z' || state == 'X' {
+        if stat.state == 'Z' || stat.state == 'X' {
             continue;
         }
-        let belongs = pg == pgid || {
-            std::fs::read(format!("/proc/{pid}/environ"))
-                .map(|env| memchr::memmem::find(&env, needle.as_bytes()).is_some())
-                .unwrap_or(false)
-        };
+        let belongs = stat.pgrp == pgid || carries_marker(pid, needle.as_bytes());
         if belongs {
             out.push(ProcInfo {
                 pid,
-                ppid,
-                pgid: pg,
+                ppid: stat.ppid,
+                pgid: stat.pgrp,
                 argv: read_argv(pid),
             });
         }
@@ -118,21 +114,12 @@ fn linux_descendants(pgid: i32, marker: &str) -> Vec<ProcInfo> {
 pub fn group_cpu_ticks(pgid: u32) -> Option<u64> {
     #[cfg(target_os = "linux")]
     {
-        let mut total = 0u64;
-        for pid in super::other_pids()? {
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                continue;
-            };
-            let Some(close) = stat.rfind(')') else {
-                continue;
-            };
-            let fields: Vec<&str> = stat[close + 2..].split_ascii_whitespace().collect();
-            // After the command: state(0) ppid(1) pgrp(2) ... utime(11) stime(12).
-            if fields.len() > 12 && fields[2].parse::<u32>().ok() == Some(pgid) {
-                total +=
-                    fields[11].parse::<u64>().unwrap_or(0) + fields[12].parse::<u64>().unwrap_or(0);
-            }
-        }
+        let total = super::other_pids()?
+            .into_iter()
+            .filter_map(read_stat)
+            .filter(|stat| i64::from(stat.pgrp) == i64::from(pgid))
+            .map(|stat| stat.cpu_ticks)
+            .sum();
         Some(total)
     }
     #[cfg(not(target_os = "linux"))]
@@ -142,21 +129,49 @@ pub fn group_cpu_ticks(pgid: u32) -> Option<u64> {
     }
 }
 
-/// (state, ppid, pgrp) from `/proc/<pid>/stat`.
-#[cfg(target_os = "linux")]
-fn read_stat(pid: i32) -> Option<(char, i32, i32)> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name is in parentheses and may contain spaces: parse after the last ')'.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let mut fields = rest.split_ascii_whitespace();
-    let state = fields.next()?.chars().next()?;
-    let ppid = fields.next()?.parse().ok()?;
-    let pgrp = fields.next()?.parse().ok()?;
-    Some((state, ppid, pgrp))
+/// The fields of `/proc/<pid>/stat` the supervisor and the process watch read.
+pub(crate) struct ProcStat {
+    /// The command name (`comm`).
+    pub name: String,
+    pub state: char,
+    pub ppid: i32,
+    pub pgrp: i32,
+    /// CPU time used so far, user + system, in clock ticks.
+    pub cpu_ticks: u64,
 }
 
-#[cfg(target_os = "linux")]
-fn read_argv(pid: i32) -> Vec<String> {
+/// `/proc/<pid>/stat`, read once; `None` when the process is gone or there is no `/proc`.
+pub(crate) fn read_stat(pid: i32) -> Option<ProcStat> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may contain spaces and `)`: fields follow the last.
+    let open = stat.find('(')?;
+    let close = stat.rfind(')')?;
+    let name = stat.get(open + 1..close)?.to_string();
+    let fields: Vec<&str> = stat.get(close + 2..)?.split_ascii_whitespace().collect();
+    // state(0) ppid(1) pgrp(2) ... utime(11) stime(12).
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    Some(ProcStat {
+        name,
+        state: fields.first()?.chars().next()?,
+        ppid: fields.get(1)?.parse().ok()?,
+        pgrp: fields.get(2)?.parse().ok()?,
+        cpu_ticks: ticks(11) + ticks(12),
+    })
+}
+
+/// Whether a process's environment holds `needle` (`NAME=value\0`: the run marker).
+pub(crate) fn carries_marker(pid: i32, needle: &[u8]) -> bool {
+    std::fs::read(format!("/proc/{pid}/environ"))
+        .is_ok_and(|env| memchr::memmem::find(&env, needle).is_some())
+}
+
+/// A process's argv from `/proc/<pid>/cmdline` (empty when it is gone or a zombie).
+pub(crate) fn read_argv(pid: i32) -> Vec<String> {
     std::fs::read(format!("/proc/{pid}/cmdline"))
         .map(|raw| {
             raw.split(|b| *b == 0)
@@ -196,7 +211,7 @@ fn reap(procs: &[ProcInfo]) {
 fn read_parent(pid: i32) -> Option<i32> {
     #[cfg(target_os = "linux")]
     {
-        read_stat(pid).map(|(_, ppid, _)| ppid)
+        read_stat(pid).map(|stat| stat.ppid)
     }
     #[cfg(not(target_os = "linux"))]
     {
