@@ -518,12 +518,13 @@ fn check_executable(path: &Path) -> Result<(), String> {
 pub(crate) mod tests {
     use super::*;
 
-    /// Parses a command line. The tests name `sh` as the server (it must exist on PATH); on
-    /// Windows `cmd` stands in for it.
+    /// The program the tests name as the server (`sh` in their command lines): it must exist.
+    const SHELL: &str = if cfg!(windows) { "cmd" } else { "sh" };
+
+    /// Parses a command line, with [`SHELL`] for `sh`.
     pub(crate) fn run(args: &[&str]) -> Result<Settings, Failure> {
         let mut full = vec!["mcp-stdio-guard"];
-        let shell = if cfg!(windows) { "cmd" } else { "sh" };
-        full.extend(args.iter().map(|a| if *a == "sh" { shell } else { a }));
+        full.extend(args.iter().map(|a| if *a == "sh" { SHELL } else { a }));
         match parse(full)? {
             Command::Run(s) => Ok(*s),
             other => panic!("expected a run, got {other:?}"),
@@ -701,8 +702,7 @@ pub(crate) mod tests {
             .map(|t| t.spec.session.protocol.as_str())
             .collect();
         assert_eq!(revs, protocol::LEGACY_REVISIONS);
-        let shell = if cfg!(windows) { "cmd" } else { "sh" };
-        assert_eq!(s.targets[3].name, format!("{shell} -c true @ 2025-11-25"));
+        assert_eq!(s.targets[3].name, format!("{SHELL} -c true @ 2025-11-25"));
         let s = run(&[
             "--no-discover",
             "--max-pages",
