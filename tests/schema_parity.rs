@@ -1,5 +1,5 @@
-//! The guard's rules, kept honest by the official MCP schemas (`shared/mcp-schema/<revision>/`
-//! beside the repository, or `MCP_GUARD_MCP_SCHEMAS`): a scripted client replays each fixture
+//! The guard's rules, kept honest by the official MCP schemas (`tests/schemas/mcp/<revision>/`,
+//! vendored with their origin and licence): a scripted client replays each fixture
 //! server (handshake or `server/discover`, every advertised list with its pages, a tool call) and
 //! validates every frame the server sends against the schema of the revision in use.
 //!
@@ -22,15 +22,7 @@ const LEGACY: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25
 const STATELESS: &str = "2026-07-28";
 
 fn schema_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("MCP_GUARD_MCP_SCHEMAS") {
-        return PathBuf::from(dir);
-    }
-    repo()
-        .ancestors()
-        .skip(1)
-        .map(|d| d.join("shared/mcp-schema"))
-        .find(|d| d.join("2025-11-25/schema.json").is_file())
-        .expect("no shared/mcp-schema beside the repository: set MCP_GUARD_MCP_SCHEMAS")
+    mcp_schema_dir()
 }
 
 /// A validator for one definition of one revision's schema.

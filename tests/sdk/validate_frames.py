@@ -9,7 +9,7 @@ tool's `inputSchema`/`outputSchema` must be a valid JSON Schema of its own diale
 `structuredContent` must validate against the tool's `outputSchema`.
 
 Run by tests/sdk_servers.rs with the test venv's interpreter (it needs `jsonschema`):
-    .test-deps/venv/bin/python tests/sdk/validate_frames.py --schemas ../shared/mcp-schema
+    .test-deps/venv/bin/python tests/sdk/validate_frames.py --schemas tests/schemas/mcp
 Prints one line per case and a total (`N frames valid`) on stdout; exits 1 on any invalid frame.
 """
 

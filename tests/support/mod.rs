@@ -15,6 +15,12 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The official MCP JSON schemas, one folder per revision, vendored into the repository
+/// (`tests/schemas/mcp/README.md`: origin, revision, licence): a fresh clone has all it needs.
+pub fn mcp_schema_dir() -> PathBuf {
+    repo().join("tests/schemas/mcp")
+}
+
 /// The result of one guard run.
 #[derive(Debug)]
 pub struct Run {
