@@ -59,6 +59,17 @@ impl Phase {
             Phase::Shutdown => "shutdown",
         }
     }
+
+    /// The phase in the reference's terms (`startup`, `initialize`, `operation`, `adversarial`,
+    /// `post-initialize`): the capability probes and the shutdown ladder come after the
+    /// handshake with no operation of the user's pending, so they are `post-initialize`; the
+    /// finer phase is `phaseDetail` in the JSON report.
+    pub fn contract_str(self) -> &'static str {
+        match self {
+            Phase::Capabilities | Phase::Shutdown => Phase::PostInitialize.as_str(),
+            other => other.as_str(),
+        }
+    }
 }
 
 /// One finding.
@@ -153,6 +164,72 @@ impl Issue {
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
+
+    /// What identifies the defect behind this finding, wherever it was seen: the code and the
+    /// offending bytes, or else the message without what differs between processes (stdout
+    /// positions, request ids, timings). Two findings with one cause are one root cause.
+    pub fn cause(&self) -> (&'static str, String) {
+        let what = match &self.evidence {
+            Some(e) => e.clone(),
+            None => mask_positions(&self.message),
+        };
+        (self.code(), what)
+    }
+}
+
+impl Issue {
+    /// [`Issue::cause`] with every number masked, for telling a server's habit from a new
+    /// defect across processes: `debug: request 7 handled` in a probe's process is the same
+    /// habit as `debug: request 3 handled` in the main run.
+    pub fn habit(&self) -> (&'static str, String) {
+        let (code, what) = self.cause();
+        let mut out = String::with_capacity(what.len());
+        let mut in_number = false;
+        for c in what.chars() {
+            if c.is_ascii_digit() {
+                if !in_number {
+                    out.push('N');
+                }
+                in_number = true;
+            } else {
+                in_number = false;
+                out.push(c);
+            }
+        }
+        (code, out)
+    }
+}
+
+/// `message` with the numbers that name a place or a moment masked: `line 3`, `lines 3-5`,
+/// `byte 120`, `#7`, `250 ms`. Other numbers (a tool's index, an error code) stay.
+pub fn mask_positions(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let (text, tail) = rest.split_at(digits);
+        out.push_str(text);
+        let run = tail
+            .find(|c: char| !(c.is_ascii_digit() || c == '-'))
+            .unwrap_or(tail.len());
+        let (number, after) = tail.split_at(run);
+        if number.is_empty() {
+            break;
+        }
+        let place = ["line ", "lines ", "byte ", "#"]
+            .iter()
+            .any(|w| text.ends_with(w));
+        let moment = after.starts_with(" ms");
+        if place || moment {
+            out.push('N');
+        } else {
+            out.push_str(number);
+        }
+        rest = after;
+    }
+    out
 }
 
 /// Escapes bytes the way the reports show them: `b"..."` with `\n`, `\r`, `\t`, `\\`, `\"` and
@@ -194,5 +271,17 @@ mod tests {
             r#"b"\xef\xbb\xbf{\"a\"}""#
         );
         assert_eq!(escape_bytes(b"abcdef", 3), r#"b"abc"... (6 bytes)"#);
+    }
+
+    #[test]
+    fn positions_and_moments_are_masked_other_numbers_stay() {
+        assert_eq!(
+            mask_positions("stdout line 12 (byte 340) answers ping #7 after 250 ms"),
+            "stdout line N (byte N) answers ping #N after N ms"
+        );
+        assert_eq!(
+            mask_positions("stdout lines 3-5 hold tools[2] with error -32601"),
+            "stdout lines N hold tools[2] with error -32601"
+        );
     }
 }

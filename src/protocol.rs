@@ -38,3 +38,21 @@ pub const CLIENT_CAPABILITY_REQUESTS: [(&str, &str); 3] = [
     ("sampling/createMessage", "sampling"),
     ("elicitation/create", "elicitation"),
 ];
+
+/// Client → server methods and the server capability that offers them. A server that does not
+/// advertise the capability answers them -32601 Method not found, as the specification asks.
+pub const SERVER_CAPABILITY_METHODS: [(&str, &str); 5] = [
+    ("tools/", "tools"),
+    ("resources/", "resources"),
+    ("prompts/", "prompts"),
+    ("logging/", "logging"),
+    ("completion/", "completions"),
+];
+
+/// The server capability a client method belongs to (`tools/list` → `tools`), if any.
+pub fn capability_of(method: &str) -> Option<&'static str> {
+    SERVER_CAPABILITY_METHODS
+        .iter()
+        .find(|(prefix, _)| method.starts_with(prefix))
+        .map(|(_, capability)| *capability)
+}

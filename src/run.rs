@@ -98,6 +98,8 @@ async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
         runtimes: facts.0,
         package: facts.1,
         mcp_server: t.mcp_server.clone(),
+        effects: t.spec.effects.is_some(),
+        adversarial: t.spec.adversarial.enabled(),
     };
     Target::new(context, runs, &secrets)
 }

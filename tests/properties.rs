@@ -333,6 +333,58 @@ proptest! {
     }
 }
 
+/// Levels of arrays and objects in a value (0 for a scalar).
+fn nesting(v: &serde_json::Value) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(v, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        match v {
+            serde_json::Value::Array(a) => {
+                max = max.max(d + 1);
+                stack.extend(a.iter().map(|x| (x, d + 1)));
+            }
+            serde_json::Value::Object(m) => {
+                max = max.max(d + 1);
+                stack.extend(m.values().map(|x| (x, d + 1)));
+            }
+            _ => max = max.max(d),
+        }
+    }
+    max
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// A JSON value is JSON at any depth (Node's `JSON.parse` has no depth limit): wrapped in
+    /// `depth` arrays it is one clean message, kept whole while the nesting stays within
+    /// `KEEP_DEPTH`, elided below it, and never a stack overflow.
+    #[test]
+    fn json_is_json_at_any_depth(value in json_value(), depth in prop_oneof![0usize..140, 900usize..1100, Just(50_000usize)]) {
+        use mcp_stdio_guard::runtime::json_text::{self, KEEP_DEPTH};
+        let inner = serde_json::to_string(&value).unwrap();
+        let text = format!("{}{inner}{}", "[".repeat(depth), "]".repeat(depth));
+        let frame = mcp_stdio_guard::runtime::framing::RawFrame {
+            seq: 0, line: 1, byte_offset: 0, at: Duration::ZERO,
+            len: text.len() as u64, bytes: text.clone().into_bytes(), terminated: true, truncated: false,
+        };
+        let judged = frame::inspect(&frame);
+        prop_assert!(judged.is_clean() && judged.values.len() == 1, "depth {}: {:?}", depth, judged.problems);
+        let mut v = &judged.values[0];
+        for _ in 0..depth.min(KEEP_DEPTH) {
+            v = &v[0];
+        }
+        let inner_depth = nesting(&value);
+        if depth + inner_depth <= KEEP_DEPTH {
+            prop_assert_eq!(v, &value);
+            prop_assert!(judged.deep.is_none());
+        } else {
+            prop_assert!(judged.deep.is_some_and(|d| d > KEEP_DEPTH));
+            prop_assert!(json_text::has_elided(&judged.values[0]));
+        }
+    }
+}
+
 // ------------------------------------------------------------------------------------- scan
 
 /// Per language: file name, lines before the body, the body's filler lines (comments and

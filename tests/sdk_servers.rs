@@ -322,7 +322,10 @@ impl ActualIssue {
             severity: text("severity").unwrap_or_default(),
             line: issue.get("line").and_then(Value::as_u64),
             byte_offset: issue.get("byteOffset").and_then(Value::as_u64),
-            phase: text("phase").filter(|p| !p.is_empty()),
+            // The finer phase when the report has one (`capabilities`, `shutdown`).
+            phase: text("phaseDetail")
+                .or_else(|| text("phase"))
+                .filter(|p| !p.is_empty()),
             detail_code: text("detailCode").filter(|d| !d.is_empty()),
             message: text("message").unwrap_or_default(),
         }
@@ -554,14 +557,15 @@ fn sdk_servers_get_exactly_the_expected_verdict() {
 }
 
 /// Every frame the passing SDK servers send, replayed by a scripted client, validates against
-/// the official MCP schema of the negotiated revision (`shared/mcp-schema/<revision>/schema.json`
-/// beside the repository): the servers the guard passes really are clean.
+/// the official MCP schema of the negotiated revision (`tests/schemas/mcp/<revision>/schema.json`,
+/// vendored): the servers the guard passes really are clean.
 #[test]
 fn sdk_server_frames_validate_against_the_mcp_schema() {
     let Some(deps) = test_deps("sdk_server_frames_validate_against_the_mcp_schema") else {
         return;
     };
-    let schema_dir = mcp_schema_dir();
+    // The official MCP schemas, vendored (tests/schemas/mcp/README.md: origin and licence).
+    let schema_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schemas/mcp");
     let _turn = one_at_a_time();
     let output = Command::new(&deps.python)
         .current_dir(sdk_dir())
@@ -589,23 +593,4 @@ fn sdk_server_frames_validate_against_the_mcp_schema() {
     if let Some(total) = stdout.lines().find(|l| l.starts_with("validate_frames:")) {
         loud(total);
     }
-}
-
-/// `shared/mcp-schema`, found beside the repository or one of its parents (a worktree sits one
-/// level deeper than a clone), or where `MCP_GUARD_MCP_SCHEMAS` points.
-fn mcp_schema_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("MCP_GUARD_MCP_SCHEMAS") {
-        return PathBuf::from(dir);
-    }
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    repo.ancestors()
-        .skip(1)
-        .map(|dir| dir.join("shared/mcp-schema"))
-        .find(|dir| dir.join("2025-11-25/schema.json").is_file())
-        .unwrap_or_else(|| {
-            panic!(
-                "no shared/mcp-schema/ beside {} or its parents: set MCP_GUARD_MCP_SCHEMAS to the folder of the MCP schemas",
-                repo.display()
-            )
-        })
 }

@@ -18,12 +18,11 @@ use serde::Serialize;
 pub enum Class {
     /// The command could not start, timed out, exited or crashed: runtime health, not conformance.
     InstallRuntime,
-    /// stdout was not a clean newline-delimited JSON-RPC channel, or the stdio lifecycle was broken.
+    /// stdout was not a clean newline-delimited JSON-RPC channel, the stdio lifecycle was broken,
+    /// or source code writes to stdout (static-scan findings, as in the reference).
     StdioTransport,
     /// The server emitted invalid JSON-RPC or MCP messages or mishandled the protocol.
     McpProtocol,
-    /// A source-scan finding (JSON contract: reported under `stdioTransport` like the reference).
-    StaticScan,
 }
 
 impl Class {
@@ -32,7 +31,6 @@ impl Class {
             Class::InstallRuntime => "installRuntime",
             Class::StdioTransport => "stdioTransport",
             Class::McpProtocol => "mcpProtocol",
-            Class::StaticScan => "staticScan",
         }
     }
 }

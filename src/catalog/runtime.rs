@@ -97,6 +97,17 @@ rules! {
         example: "`--request tools/list` → `{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}`",
         fix: "Implement the method or fix its parameters. If the error is the expected answer, pass `--allow-operation-errors`.",
     }
+    OPERATION_NOT_ADVERTISED {
+        code: "operation-not-advertised",
+        class: Class::McpProtocol,
+        severity: Severity::Note,
+        check: Check::Operation,
+        summary: "An operation of a capability the server does not advertise was correctly refused.",
+        what: "An explicit `--request` (or config request) names a method of a server capability (`tools`, `resources`, `prompts`, `logging`, `completions`) that `initialize` did not advertise, and the server answered -32601 Method not found: exactly what the specification asks of it.",
+        why: "Not a defect of the server. The operation cannot succeed on this server; if clients are expected to call it, the server must implement the method and advertise its capability.",
+        example: "A resources-only server asked for `--request tools/list` answers `{\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}`.",
+        fix: "Nothing, if the capability is not meant to exist. Otherwise implement the method and advertise the capability in the `initialize` result.",
+    }
     DEADLINE_EXTENDED {
         code: "deadline-extended",
         class: Class::InstallRuntime,
@@ -247,6 +258,18 @@ rules! {
         why: "MCP messages must not contain embedded newlines; clients read each line as a separate, broken frame.",
         example: "b\"{\\n\" then b\"  \\\"jsonrpc\\\": \\\"2.0\\\",\\n\" ...",
         fix: "Serialize compactly: `JSON.stringify(msg)` without the indent argument, `json.dumps(msg)` without `indent`.",
+    }
+
+    STDOUT_DEEP_JSON {
+        code: "stdout-deep-json",
+        class: Class::StdioTransport,
+        severity: Severity::Note,
+        check: Check::Stdout,
+        summary: "A valid JSON message is nested more than 128 levels deep.",
+        what: "A stdout line holds valid JSON whose nesting is deeper than 128 levels. It is JSON (Node's `JSON.parse` reads any depth), so it is judged like any other message; the guard keeps its content only to 128 levels, so checks of a tool schema or a tool result skip what lies deeper.",
+        why: "Not a protocol violation. Python's `json` module stops at its recursion limit (about 1,000 levels, `RecursionError`), and many JSON tools at a few hundred: a client in such a runtime cannot read the message.",
+        example: "`{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tree\":[[[[...]]]]}}` nested 1,000 levels deep.",
+        fix: "Nothing is required. If Python clients must read the message, keep its nesting under a few hundred levels (flatten trees into lists with parent ids).",
     }
 
     STDOUT_CLOSED_EARLY {

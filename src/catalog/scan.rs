@@ -11,7 +11,7 @@ use super::{Check, Class, Severity};
 rules! {
     STATIC_STDOUT_WRITE {
         code: "static-stdout-write",
-        class: Class::StaticScan,
+        class: Class::StdioTransport,
         check: Check::StaticScan,
         reference: true,
         summary: "Code writes directly to the process's stdout stream.",
@@ -22,7 +22,7 @@ rules! {
     }
     STATIC_PRINT_CALL {
         code: "static-print-call",
-        class: Class::StaticScan,
+        class: Class::StdioTransport,
         check: Check::StaticScan,
         summary: "A print-style call writes to stdout.",
         what: "A print function whose output goes to stdout: Python `print()` without `file=` (or with `file=sys.stdout`/`None`), `builtins.print`, `pprint.pprint`/`pp`, rich `print`, `click.echo`/`typer.echo` without `err=True`, `tqdm.write`, `input(prompt)`, Python 2 `print` statements; Go `fmt.Print*`; Rust `print!`/`println!`; Java/Kotlin `System.out.print*` and Kotlin `println`; C# `Console.Write*`. A shadowed or user-defined `print`, `obj.print()`, and `print(..., file=sys.stderr)` are not reported.",
@@ -32,7 +32,7 @@ rules! {
     }
     STATIC_CONSOLE_LOG {
         code: "static-console-log",
-        class: Class::StaticScan,
+        class: Class::StdioTransport,
         check: Check::StaticScan,
         summary: "A JavaScript/TypeScript console method that writes to stdout.",
         what: "`console.log`, `info`, `debug`, `table`, `dir`, `dirxml`, `group`, `groupCollapsed`, `count`, `timeEnd` and `timeLog` on the global console, in every spelling (`console['log']`, `console?.log`, `globalThis.console.log`, `(console as any).log`, `console!.log`), through aliases (`const log = console.log`, `const { log } = console`, `.bind`) and when passed as a callback (`.then(console.log)`). `console.error/warn/trace/assert/time` (stderr or no output), a local variable or parameter named `console`, and text in strings, templates, JSX and comments are not reported.",
@@ -42,7 +42,7 @@ rules! {
     }
     STATIC_STDOUT_LOGGER {
         code: "static-stdout-logger",
-        class: Class::StaticScan,
+        class: Class::StdioTransport,
         check: Check::StaticScan,
         summary: "A logger, log handler or console object is built on stdout.",
         what: "A logging setup whose output goes to stdout, reported where the logger or console is constructed: `logging.basicConfig(stream=sys.stdout)`, `StreamHandler(sys.stdout)`, `ext://sys.stdout` in a dictConfig, rich `Console()`/`RichHandler()`/`Progress()` without `stderr=True`, loguru `logger.add(sys.stdout)`, structlog left on its stdout default, `pino()` with the default destination, a winston `Console` transport without `stderrLevels`, bunyan without a stream, `new Console(process.stdout)`, Go `log.SetOutput(os.Stdout)`/`log.New(os.Stdout, ...)`/`slog` handlers on stdout, Rust `tracing_subscriber::fmt()` without a stderr writer, .NET `AddConsole()` without `LogToStandardErrorThreshold`. `StreamHandler()`, `basicConfig()`, `Console(stderr=True)`, `pino.destination(2)` and the `debug` library are not reported.",
@@ -52,7 +52,7 @@ rules! {
     }
     STATIC_STDOUT_INHERIT {
         code: "static-stdout-inherit",
-        class: Class::StaticScan,
+        class: Class::StdioTransport,
         check: Check::StaticScan,
         summary: "A child process inherits the server's stdout.",
         what: "A subprocess started without redirecting its stdout, so everything it prints lands on the protocol channel: Python `subprocess.run/call/check_call/Popen` without `stdout=` or `capture_output=True`, `os.system`; Node `child_process` calls with `stdio: 'inherit'` (or fd 1 in the stdio array), `fork()` without `silent: true`; Rust `Command::status()`/`spawn()` without `.stdout(...)`; Java `ProcessBuilder.inheritIO()`; Go `cmd.Stdout = os.Stdout`.",
@@ -62,7 +62,7 @@ rules! {
     }
     STATIC_STDOUT_REDIRECT {
         code: "static-stdout-redirect",
-        class: Class::StaticScan,
+        class: Class::StdioTransport,
         check: Check::StaticScan,
         summary: "The code replaces the process's stdout, which kills the protocol transport itself.",
         what: "An assignment or call that points stdout somewhere else for the whole process: `sys.stdout = sys.stderr` (or any stream that does not wrap stdout), `os.dup2(2, 1)` without first saving fd 1, `process.stdout.write = ...`, Go `os.Stdout = os.Stderr`, Java `System.setOut(...)`, C# `Console.SetOut(...)`.",
@@ -72,7 +72,7 @@ rules! {
     }
     STATIC_PARSE_ERROR {
         code: "static-parse-error",
-        class: Class::StaticScan,
+        class: Class::StdioTransport,
         check: Check::StaticScan,
         severity: Severity::Note,
         summary: "Part of a source file could not be parsed; the rest was still scanned.",
@@ -83,7 +83,7 @@ rules! {
     }
     STATIC_FILE_SKIPPED {
         code: "static-file-skipped",
-        class: Class::StaticScan,
+        class: Class::StdioTransport,
         check: Check::StaticScan,
         severity: Severity::Note,
         summary: "A file given to the scan was not scanned.",

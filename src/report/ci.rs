@@ -3,10 +3,9 @@
 //! server and which rules a scan applied (a test that did not run is reported as skipped, a rule
 //! the scan did not apply is not a test at all).
 
-use super::{ScanSection, Target, locate};
-use crate::catalog::{Check, Rule};
+use super::{ScanSection, locate};
+use crate::catalog::Rule;
 use crate::exit::Exit;
-use std::collections::BTreeSet;
 use std::time::SystemTime;
 
 /// One invocation of the guard, as CI reports record it.
@@ -50,44 +49,12 @@ pub fn utc_timestamp(t: SystemTime) -> String {
     )
 }
 
-impl Target {
-    /// The checks that ran in any run of this target (the others did not apply).
-    pub fn checks_ran(&self) -> BTreeSet<Check> {
-        let mut ran: BTreeSet<Check> = self
-            .runs
-            .iter()
-            .flat_map(|r| r.checks_ran.iter().copied())
-            .collect();
-        if self.drift.is_some() {
-            ran.insert(Check::Repeat);
-        }
-        ran
-    }
-}
-
 impl ScanSection {
     /// The rules this scan applied, in catalogue order.
     pub fn rules_applied(&self) -> Vec<&'static Rule> {
         crate::scan::rules()
             .filter(|r| self.rules.is_empty() || self.rules.contains(r))
             .collect()
-    }
-}
-
-/// Why a check of a server was skipped (JUnit `skipped` messages, the step summary).
-pub fn skip_reason(check: Check) -> &'static str {
-    match check {
-        Check::Initialize => "the server was not started, so no handshake was attempted",
-        Check::Stdout | Check::JsonRpc => "the server was not started, so no stdout was read",
-        Check::Operation => "no --request, config request or safe tool call was given",
-        Check::Capabilities => "no capability was advertised and probed (or probes were off)",
-        Check::ToolSchema => "no tools list was received",
-        Check::Adversarial => "no adversarial probe was selected",
-        Check::Effects => "no effects were configured for the no-effect proof",
-        Check::Process => "the process was not run",
-        Check::PythonBuffering => "no stdio buffering problem was observable in this run",
-        Check::StaticScan => "no static scan ran",
-        Check::Repeat => "one run only (use --repeat N to compare fresh runs)",
     }
 }
 

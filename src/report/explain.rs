@@ -89,3 +89,25 @@ pub fn rules_markdown() -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `explain` and the JSON report name the same class for every code (the class a registry
+    /// displays must not depend on where it is read).
+    #[test]
+    fn explain_names_the_class_the_json_report_emits() {
+        for rule in catalog::all() {
+            let issue = crate::issue::Issue::new(rule, "x");
+            let json = crate::report::json::issue_value(&issue);
+            let class = json["class"].as_str().unwrap();
+            assert!(
+                rule_text(rule).contains(&format!("class: {class} ")),
+                "{}: explain says {:?}, JSON says {class}",
+                rule.code,
+                rule_text(rule).lines().nth(1)
+            );
+        }
+    }
+}

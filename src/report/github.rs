@@ -324,14 +324,15 @@ fn target_blocks(blocks: &mut Vec<String>, t: &Target) {
         b,
         "| check | status | codes, or why skipped |\n| --- | --- | --- |"
     );
-    let ran = t.checks_ran();
-    for check in Check::ALL {
+    for verdict in t.checks(None) {
+        let check = verdict.check;
         if check == Check::StaticScan {
             continue;
         }
-        let (st, codes) = status::of_check(check, &t.issues, &ran);
-        let detail = if st == status::Status::Skipped {
-            md(super::ci::skip_reason(check))
+        let st = verdict.status;
+        let codes = verdict.codes();
+        let detail = if st == status::Status::Skipped || codes.is_empty() {
+            md(verdict.reason.unwrap_or(""))
         } else {
             codes.iter().map(|c| code(c)).collect::<Vec<_>>().join(" ")
         };

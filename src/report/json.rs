@@ -4,15 +4,14 @@
 //! them. With several targets (an `mcpServers` file) the top level carries the aggregate `ok`,
 //! `summary` and `issues`, and `servers[]` holds one full contract object per server.
 
-use super::status::{self, CONTRACT_CLASSES};
+use super::status::{self, CONTRACT_CLASSES, CheckVerdict};
 use super::{Report, ScanSection, Target};
 use crate::catalog::Check;
 use crate::issue::{Issue, Location};
 use crate::runtime::checks::lists::ListKind;
 use crate::runtime::effects::Effect;
-use crate::runtime::record::{CapabilityStatus, OperationRecord, ProbeStatus, RunRecord};
+use crate::runtime::record::{CapabilityStatus, OperationRecord, RunRecord};
 use serde_json::{Map, Value, json};
-use std::collections::BTreeSet;
 
 pub const SCHEMA_VERSION: u64 = 1;
 
@@ -52,39 +51,36 @@ pub fn to_value(report: &Report) -> Value {
 
 fn target_value(t: &Target, scan: Option<&ScanSection>) -> Value {
     let first = &t.runs[0];
-    let mut ran: BTreeSet<Check> = t
-        .runs
-        .iter()
-        .flat_map(|r| r.checks_ran.iter().copied())
-        .collect();
-    if t.drift.is_some() {
-        ran.insert(Check::Repeat);
-    }
     // `--scan` findings merge into the server's issues, checks and summary (reference contract).
     let merged: Vec<Issue>;
     let issues: &[Issue] = match scan {
         Some(s) => {
-            ran.insert(Check::StaticScan);
             merged = t.issues.iter().chain(&s.issues).cloned().collect();
             &merged
         }
         None => &t.issues,
     };
+    let verdicts = t.checks(scan);
+    let total_ms: u64 = t
+        .runs
+        .iter()
+        .map(|r| r.timings.total.as_millis() as u64)
+        .sum();
     let mut v = json!({
         "schemaVersion": SCHEMA_VERSION,
         "ok": !issues.iter().any(Issue::is_error),
         "config": config_value(t),
         "profile": t.context.profile,
-        "command": command_value(t),
+        "command": t.context.argv,
         "protocol": t.context.protocol,
-        "negotiatedProtocol": first.negotiated_protocol,
+        "negotiatedProtocol": first.negotiated_protocol.clone().unwrap_or_default(),
         "initialized": first.initialized,
         "operation": first.operations.first().map(|o| operation_value(o, run_effects(first))),
         "operations": first.operations.iter().map(|o| operation_value(o, run_effects(first))).collect::<Vec<_>>(),
         "era": first.era.as_str(),
         "eras": eras_value(first),
         "discover": discover_value(first),
-        "adversarial": adversarial_value(first, &t.issues),
+        "adversarial": adversarial_value(first, &verdicts),
         "effects": effects_value(first),
         "buffering": buffering_value(first),
         "capabilityProbes": t.context.capability_probes,
@@ -95,11 +91,13 @@ fn target_value(t: &Target, scan: Option<&ScanSection>) -> Value {
         "process": process_value(first, t.context.timeout_ms),
         "issueClasses": classes_value(issues),
         "summary": summary_value(issues),
-        "checks": checks_value(issues, &ran, Some(first), Some(t)),
+        "checks": checks_value(&verdicts, Some(first), Some(t)),
         "issues": issues.iter().map(issue_value).collect::<Vec<_>>(),
         "staticScan": static_scan_value(scan, t.context.fail_on_static),
         "staticFindings": scan.map_or_else(Vec::new, |s| s.issues.iter().map(static_finding_value).collect()),
-        "stderr": stderr_value(first),
+        "stderr": String::from_utf8_lossy(&first.stderr_tail),
+        "durationMs": total_ms,
+        "repeat": t.context.repeat,
     });
     if let Some(d) = &t.drift {
         v["drift"] = json!({
@@ -121,7 +119,8 @@ fn target_value(t: &Target, scan: Option<&ScanSection>) -> Value {
         v["runs"] = Value::from(
             t.runs
                 .iter()
-                .map(|r| run_value(r, t.context.timeout_ms))
+                .zip(&t.run_issues)
+                .map(|(r, issues)| run_value(t, r, issues))
                 .collect::<Vec<_>>(),
         );
     }
@@ -220,20 +219,16 @@ fn command_value(t: &Target) -> Value {
 }
 
 /// The `adversarial` block: one entry per probe with its status, the risk it guards against, its
-/// issue codes, what was sent and what came back, and the effects attributed to it.
-fn adversarial_value(run: &RunRecord, issues: &[Issue]) -> Value {
+/// issue codes, what was sent and what came back, and the effects attributed to it; its status
+/// is `checks.adversarial`'s.
+fn adversarial_value(run: &RunRecord, verdicts: &[CheckVerdict]) -> Value {
     let Some(adv) = &run.adversarial else {
         return json!({"enabled": false, "status": "skipped", "probes": []});
     };
-    let mine: Vec<&Issue> = issues
+    let status = verdicts
         .iter()
-        .filter(|i| i.rule.check == Check::Adversarial || i.fields.contains_key("probe"))
-        .collect();
-    let status = if adv.probes.iter().all(|p| p.status == ProbeStatus::Skipped) {
-        "skipped"
-    } else {
-        status::of_issues(mine.iter().copied()).as_str()
-    };
+        .find(|v| v.check == Check::Adversarial)
+        .map_or("skipped", |v| v.status.as_str());
     let probes: Vec<Value> = adv
         .probes
         .iter()
@@ -364,14 +359,21 @@ fn fingerprint_value(t: &Target, scan: Option<&ScanSection>) -> Value {
             json!({"method": method, "hasParams": has_params, "source": source, "safeToolCallName": tool})
         })
         .collect();
-    let first = &t.runs[0];
     let mut runtimes = Map::new();
     for r in &c.runtimes {
         runtimes.insert(
             r.name.to_string(),
-            json!({"version": r.version, "role": r.role}),
+            json!({
+                "command": r.command,
+                "version": r.version,
+                "role": r.role,
+                "available": r.available,
+                "status": r.status,
+                "signal": r.signal,
+            }),
         );
     }
+    let (platform, arch) = node_platform();
     json!({
         "guard": {"name": "mcp-stdio-guard", "version": crate::VERSION},
         "command": command_value(t),
@@ -390,22 +392,69 @@ fn fingerprint_value(t: &Target, scan: Option<&ScanSection>) -> Value {
         "operation": ops.first().cloned(),
         "operations": ops,
         "system": {
-            "platform": std::env::consts::OS,
-            "arch": std::env::consts::ARCH,
+            "platform": platform,
+            "arch": arch,
             "osRelease": os_release(),
         },
         "runtimes": runtimes,
-        "package": c.package.as_ref().map(|p| json!({"name": p.name, "version": p.version, "ecosystem": p.ecosystem, "source": p.source})),
+        "package": c.package.as_ref().map(|p| json!({
+            "manager": p.manager,
+            "name": p.name,
+            "versionSpec": p.version_spec,
+            "version": p.version(),
+            "ecosystem": p.ecosystem,
+            "source": p.source,
+        })),
         "env": {"inherited": true, "names": c.env_names, "values": env_values},
         "staticScan": static_scan_value(scan, t.context.fail_on_static),
-        "timings": {
-            "startupMs": first.timings.spawn.map(|d| d.as_millis() as u64),
-            "initializeMs": first.timings.initialize.map(|d| d.as_millis() as u64),
-            "operationsMs": first.timings.operations.map(|d| d.as_millis() as u64),
-            "shutdownMs": first.timings.shutdown.map(|d| d.as_millis() as u64),
-            "totalMs": t.runs.iter().map(|r| r.timings.total.as_millis() as u64).sum::<u64>(),
-        },
+        "timings": timings_value(&t.runs[0], t.runs.iter().map(|r| r.timings.total.as_millis() as u64).sum()),
+        "runs": t.runs.iter().map(|r| json!({
+            "run": r.run,
+            "ok": !r.has_errors(),
+            "startupMs": startup_ms(r),
+            "totalMs": r.timings.total.as_millis() as u64,
+        })).collect::<Vec<_>>(),
     })
+}
+
+/// `startupMs` as the reference means it: from the start to the handshake's answer (`null`
+/// when there was none).
+fn startup_ms(run: &RunRecord) -> Option<u64> {
+    if !run.initialized {
+        return None;
+    }
+    let spawn = run.timings.spawn?;
+    Some((spawn + run.timings.initialize.unwrap_or_default()).as_millis() as u64)
+}
+
+fn timings_value(run: &RunRecord, total_ms: u64) -> Value {
+    let ms = |d: Option<std::time::Duration>| d.map(|d| d.as_millis() as u64);
+    json!({
+        "startupMs": startup_ms(run),
+        "spawnMs": ms(run.timings.spawn),
+        "initializeMs": ms(run.timings.initialize),
+        "operationsMs": ms(run.timings.operations),
+        "shutdownMs": ms(run.timings.shutdown),
+        "totalMs": total_ms,
+    })
+}
+
+/// `platform` and `arch` spelled as Node's `process.platform`/`process.arch` (the reference's
+/// values): `linux`, `darwin`, `win32`; `x64`, `arm64`.
+fn node_platform() -> (&'static str, &'static str) {
+    let platform = match std::env::consts::OS {
+        "macos" => "darwin",
+        "windows" => "win32",
+        other => other,
+    };
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "x64",
+        "aarch64" => "arm64",
+        "x86" => "ia32",
+        "powerpc64" => "ppc64",
+        other => other,
+    };
+    (platform, arch)
 }
 
 fn os_release() -> String {
@@ -422,15 +471,16 @@ fn process_value(run: &RunRecord, timeout_ms: u64) -> Value {
         "started": p.started,
         "pid": p.pid,
         "outcome": p.outcome.as_str(),
-        "phase": p.phase.as_str(),
+        "phase": status::decided_phase(run).contract_str(),
+        "phaseDetail": status::decided_phase(run).as_str(),
         "exitCode": p.exit_code,
         "signal": p.signal.map(crate::runtime::transport::signal_name),
         "timedOut": p.timed_out,
         "timeoutCode": p.timeout_code.unwrap_or(""),
         "timeoutMs": timeout_ms,
         "killedByGuard": p.killed_by_guard,
-        "killSignal": p.kill_signal,
-        "killReason": p.kill_reason,
+        "killSignal": p.kill_signal.unwrap_or(""),
+        "killReason": p.kill_reason.unwrap_or(""),
         "spawnError": p.spawn_error.as_ref().map(|(code, message)| json!({"code": code, "message": message})),
         "shutdown": {
             "stage": sd.stage.as_str(),
@@ -460,41 +510,39 @@ fn process_value(run: &RunRecord, timeout_ms: u64) -> Value {
     })
 }
 
-fn stderr_value(run: &RunRecord) -> Value {
-    json!({
-        "bytes": run.process.output.stderr_bytes,
-        "lines": run.process.output.stderr_lines,
-        "truncated": run.process.output.stderr_truncated,
-        "tail": String::from_utf8_lossy(&run.stderr_tail),
-    })
-}
-
-fn run_value(run: &RunRecord, timeout_ms: u64) -> Value {
-    let ran = &run.checks_ran;
+/// One entry of `runs[]`: a schema-versioned result of that run alone (its own findings and
+/// checks; the once-per-target probes count with the first run).
+fn run_value(t: &Target, run: &RunRecord, issues: &[Issue]) -> Value {
+    let verdicts = status::run_checks(run, issues, &t.asked(false));
     json!({
         "schemaVersion": SCHEMA_VERSION,
         "run": run.run,
-        "ok": !run.has_errors(),
-        "negotiatedProtocol": run.negotiated_protocol,
+        "ok": !issues.iter().any(Issue::is_error),
+        "command": t.context.argv,
+        "protocol": t.context.protocol,
+        "negotiatedProtocol": run.negotiated_protocol.clone().unwrap_or_default(),
         "era": run.era.as_str(),
         "initialized": run.initialized,
+        "operation": run.operations.first().map(|o| operation_value(o, run_effects(run))),
+        "operations": run.operations.iter().map(|o| operation_value(o, run_effects(run))).collect::<Vec<_>>(),
         "capabilityKeys": run.capability_keys,
         "capabilityChecks": capability_checks_value(run),
         "toolSchema": tool_schema_value(run),
-        "operations": run.operations.iter().map(|o| operation_value(o, run_effects(run))).collect::<Vec<_>>(),
-        "process": process_value(run, timeout_ms),
-        "checks": checks_value(&run.issues, ran, Some(run), None),
-        "issues": run.issues.iter().map(issue_value).collect::<Vec<_>>(),
+        "process": process_value(run, t.context.timeout_ms),
+        "checks": checks_value(&verdicts, Some(run), None),
+        "issueClasses": classes_value(issues),
+        "summary": summary_value(issues),
+        "issues": issues.iter().map(issue_value).collect::<Vec<_>>(),
+        "stderr": String::from_utf8_lossy(&run.stderr_tail),
+        "durationMs": run.timings.total.as_millis() as u64,
+        "fingerprint": {"timings": timings_value(run, run.timings.total.as_millis() as u64)},
     })
 }
 
 fn classes_value(issues: &[Issue]) -> Value {
     let mut out = Map::new();
     for class in CONTRACT_CLASSES {
-        let mine: Vec<&Issue> = issues
-            .iter()
-            .filter(|i| status::contract_class(i.rule.class) == class)
-            .collect();
+        let mine: Vec<&Issue> = issues.iter().filter(|i| i.rule.class == class).collect();
         out.insert(
             class.as_str().to_string(),
             json!({"status": status::of_issues(mine.iter().copied()).as_str(), "issueCodes": status::codes(mine)}),
@@ -517,56 +565,69 @@ fn summary_value(issues: &[Issue]) -> Value {
 }
 
 fn checks_value(
-    issues: &[Issue],
-    ran: &BTreeSet<Check>,
+    verdicts: &[CheckVerdict],
     run: Option<&RunRecord>,
     target: Option<&Target>,
 ) -> Value {
     let mut out = Map::new();
-    for check in Check::ALL {
-        let (st, codes) = status::of_check(check, issues, ran);
-        let mut entry = json!({"status": st.as_str(), "issueCodes": codes});
-        if let (Check::Capabilities, Some(run)) = (check, run) {
+    for v in verdicts {
+        let mut entry = json!({"status": v.status.as_str(), "issueCodes": v.codes()});
+        // Why a check was skipped, or could not run.
+        if let Some(why) = v.reason
+            && matches!(v.status, status::Status::Skipped | status::Status::Fail)
+        {
+            entry["reason"] = Value::from(why);
+        }
+        if let (Check::Capabilities, Some(run)) = (v.check, run) {
             for kind in ListKind::ALL {
-                entry[kind.items_key()] = capability_check_status(kind, issues, run);
+                entry[kind.items_key()] = capability_list_status(kind, v, run);
             }
         }
-        if let (Check::Repeat, Some(t)) = (check, target)
+        if let (Check::Repeat, Some(t)) = (v.check, target)
             && let Some(d) = &t.drift
         {
             entry["runs"] = Value::from(t.runs.len());
             entry["passedRuns"] = Value::from(d.passed_runs.len());
-            entry["failedRuns"] = Value::from(d.failed_runs.len());
+            entry["failedRuns"] = Value::from(d.failed_runs.clone());
         }
-        out.insert(check.as_str().to_string(), entry);
+        out.insert(v.check.as_str().to_string(), entry);
     }
     Value::Object(out)
 }
 
-/// `checks.capabilities.<list>`: skipped unless advertised and probed; else the status of the
-/// issues the probe of that list raised.
-fn capability_check_status(kind: ListKind, issues: &[Issue], run: &RunRecord) -> Value {
+/// `checks.capabilities.<list>`: skipped unless advertised and probes were on; `fail` with what
+/// stopped it when the list was due but never probed; else the status of that list's findings.
+fn capability_list_status(kind: ListKind, caps: &CheckVerdict, run: &RunRecord) -> Value {
     let Some(c) = run.capability(kind) else {
         return json!({"status": "skipped", "issueCodes": []});
     };
-    let mine: Vec<&Issue> = issues
+    let mine: Vec<&Issue> = caps
+        .issues
         .iter()
+        .copied()
         .filter(|i| i.rule.check == Check::Capabilities)
         .filter(|i| i.fields.get("method").and_then(Value::as_str) == Some(kind.method()))
         .collect();
-    let probed = c.advertised
-        && !matches!(
-            c.status,
-            CapabilityStatus::NotProbed | CapabilityStatus::NotAdvertised
-        );
-    let st = if probed || !mine.is_empty() {
-        status::of_issues(mine.iter().copied()).as_str()
-    } else {
-        "skipped"
-    };
+    let (st, codes) =
+        if !c.advertised || !run.capability_probes || caps.status == status::Status::Skipped {
+            ("skipped", Vec::new())
+        } else if c.status == CapabilityStatus::NotProbed {
+            let blockers: Vec<&Issue> = caps
+                .issues
+                .iter()
+                .copied()
+                .filter(|i| i.rule.check != Check::Capabilities)
+                .collect();
+            ("fail", status::codes(blockers))
+        } else {
+            (
+                status::of_issues(mine.iter().copied()).as_str(),
+                status::codes(mine),
+            )
+        };
     json!({
         "status": st,
-        "issueCodes": status::codes(mine),
+        "issueCodes": codes,
         "advertised": c.advertised,
         "method": kind.method(),
         "responded": c.status == CapabilityStatus::Responded,
@@ -576,10 +637,7 @@ fn capability_check_status(kind: ListKind, issues: &[Issue], run: &RunRecord) ->
 
 pub fn issue_value(i: &Issue) -> Value {
     let mut v = Map::new();
-    v.insert(
-        "class".into(),
-        Value::from(status::contract_class(i.rule.class).as_str()),
-    );
+    v.insert("class".into(), Value::from(i.rule.class.as_str()));
     v.insert("severity".into(), Value::from(i.severity.as_str()));
     v.insert("code".into(), Value::from(i.code()));
     v.insert("message".into(), Value::from(i.message.clone()));
@@ -590,7 +648,10 @@ pub fn issue_value(i: &Issue) -> Value {
     );
     v.insert("check".into(), Value::from(i.rule.check.as_str()));
     if let Some(phase) = i.phase {
-        v.insert("phase".into(), Value::from(phase.as_str()));
+        v.insert("phase".into(), Value::from(phase.contract_str()));
+        if phase.contract_str() != phase.as_str() {
+            v.insert("phaseDetail".into(), Value::from(phase.as_str()));
+        }
     }
     if let Some(run) = i.run {
         v.insert("run".into(), Value::from(run));

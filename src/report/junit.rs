@@ -53,21 +53,24 @@ fn target_suite(t: &Target) -> TestSuite {
     ));
     suite.add_property(Property::new("protocol", t.context.protocol.clone()));
     suite.add_property(Property::new("runs", t.runs.len().to_string()));
-    let ran = t.checks_ran();
     let first = &t.runs[0];
-    for check in Check::ALL {
+    for verdict in t.checks(None) {
+        let check = verdict.check;
         if check == Check::StaticScan {
             continue; // the scan has its own suite
         }
-        let (st, _) = status::of_check(check, &t.issues, &ran);
+        let st = verdict.status;
         let mine: Vec<&Issue> = t.issues.iter().filter(|i| i.rule.check == check).collect();
         let mut case = match st {
             status::Status::Skipped => {
                 let mut s = TestCaseStatus::skipped();
-                s.set_message(super::ci::skip_reason(check));
+                s.set_message(verdict.reason.unwrap_or("not run"));
                 TestCase::new(check.as_str(), s)
             }
-            status::Status::Fail => TestCase::new(check.as_str(), failure(&mine)),
+            status::Status::Fail => TestCase::new(
+                check.as_str(),
+                failure(&verdict.issues, verdict.reason, Some(check)),
+            ),
             _ => TestCase::new(check.as_str(), TestCaseStatus::success()),
         };
         case.set_classname(name.clone());
@@ -105,7 +108,7 @@ fn scan_suite(scan: &ScanSection) -> TestSuite {
         let mine: Vec<&Issue> = scan.issues.iter().filter(|i| i.rule == rule).collect();
         let failed = mine.iter().any(|i| i.is_error());
         let mut case = if failed {
-            TestCase::new(rule.code, failure(&mine))
+            TestCase::new(rule.code, failure(&mine, None, None))
         } else {
             TestCase::new(rule.code, TestCaseStatus::success())
         };
@@ -119,11 +122,18 @@ fn scan_suite(scan: &ScanSection) -> TestSuite {
 }
 
 /// A failed test: `type` = the first error's code, the message names it and its fix, the body
-/// lists every finding of the test.
-fn failure(issues: &[&Issue]) -> TestCaseStatus {
+/// lists every finding of the test. A check that failed because it could not run (`reason`)
+/// says so first; one with no finding at all is typed by the reason alone.
+fn failure(issues: &[&Issue], reason: Option<&str>, check: Option<Check>) -> TestCaseStatus {
     let errors: Vec<&Issue> = issues.iter().copied().filter(|i| i.is_error()).collect();
-    let first = errors[0];
     let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+    let Some(first) = errors.first().copied() else {
+        let why = reason.unwrap_or("the check failed");
+        status.set_type("not-run");
+        status.set_message(xml_safe(why.as_bytes()));
+        status.set_description(listing(issues));
+        return status;
+    };
     status.set_type(first.code());
     let more = match errors.len() {
         1 => String::new(),
@@ -133,9 +143,14 @@ fn failure(issues: &[&Issue]) -> TestCaseStatus {
             if n == 2 { "" } else { "s" }
         ),
     };
+    // The first error belongs to an earlier step: say that this check could not run.
+    let because = match (reason, check) {
+        (Some(r), Some(c)) if first.rule.check != c => format!("{r}: "),
+        _ => String::new(),
+    };
     status.set_message(xml_safe(
         format!(
-            "{}: {}{} -- fix: {}",
+            "{because}{}: {}{} -- fix: {}",
             first.code(),
             where_(first),
             more,

@@ -54,6 +54,10 @@ pub struct Context {
     pub package: Option<PackageInfo>,
     /// The `--mcp-config` file and this server's key in it, when the server came from one.
     pub mcp_server: Option<(PathBuf, String)>,
+    /// `--effects` was asked for.
+    pub effects: bool,
+    /// Adversarial probes or tool calls were asked for.
+    pub adversarial: bool,
 }
 
 /// One checked server.
@@ -63,8 +67,13 @@ pub struct Target {
     pub name: String,
     pub context: Context,
     pub runs: Vec<RunRecord>,
-    /// Every issue of every run (tagged with `run` when there are several), then cross-run issues.
+    /// Every finding of the target: the runs' (tagged with `run` when there are several; one
+    /// defect seen in several runs is one finding with `runs` and `occurrences`), the
+    /// once-per-target checks' (probes, buffering rerun), then cross-run ones (drift).
     pub issues: Vec<Issue>,
+    /// The findings that count for each run's checks, in run order: the run's own, and for the
+    /// first run also the once-per-target checks' (they are judged with it).
+    pub run_issues: Vec<Vec<Issue>>,
     /// Drift between runs, when there were several.
     pub drift: Option<Drift>,
 }
@@ -194,12 +203,23 @@ impl Target {
                     .collect();
             }
             scrub_hostile(run, &redactor);
-            issues.extend(run.issues.iter().cloned());
+            merge_root_causes(&mut issues, &run.issues);
         }
         // Findings of the checks made once per target (adversarial probes, buffering rerun).
         for run in &runs {
             issues.extend(run.target_issues.iter().cloned());
         }
+        let run_issues = runs
+            .iter()
+            .enumerate()
+            .map(|(n, run)| {
+                let mut all = run.issues.clone();
+                if n == 0 {
+                    all.extend(run.target_issues.iter().cloned());
+                }
+                all
+            })
+            .collect();
         let drift = several.then(|| {
             let (drift, found) = drift::compare(&runs);
             for mut issue in found {
@@ -218,7 +238,55 @@ impl Target {
             context,
             runs,
             issues,
+            run_issues,
             drift,
+        }
+    }
+
+    /// What this target asked for (`scan`: a static scan is merged into its report).
+    pub fn asked(&self, scan: bool) -> status::Asked {
+        let c = &self.context;
+        status::Asked {
+            operations: !c.operations.is_empty(),
+            capabilities: c.capability_probes,
+            adversarial: c.adversarial,
+            effects: c.effects,
+            scan,
+            repeat: self.runs.len() > 1,
+        }
+    }
+
+    /// Every check of this target, with the scan's when one is merged into its report.
+    pub fn checks<'a>(&'a self, scan: Option<&'a ScanSection>) -> Vec<status::CheckVerdict<'a>> {
+        status::target_checks(self, scan)
+    }
+}
+
+/// Adds a run's findings to the target's: a defect already reported by an earlier run (same
+/// code, same cause) is not repeated; the first report gains the run in `runs` and a count in
+/// `occurrences`.
+fn merge_root_causes(target: &mut Vec<Issue>, run: &[Issue]) {
+    for issue in run {
+        let key = issue.cause();
+        match target
+            .iter_mut()
+            .find(|t| t.run.is_some() && t.run != issue.run && t.cause() == key)
+        {
+            Some(first) => {
+                let mut runs: Vec<serde_json::Value> = first
+                    .fields
+                    .get("runs")
+                    .and_then(serde_json::Value::as_array)
+                    .cloned()
+                    .unwrap_or_else(|| vec![first.run.into()]);
+                if !runs.contains(&issue.run.into()) {
+                    runs.push(issue.run.into());
+                }
+                let n = runs.len() as u64;
+                first.fields.insert("runs".into(), runs.into());
+                first.fields.insert("occurrences".into(), n.into());
+            }
+            None => target.push(issue.clone()),
         }
     }
 }

@@ -17,8 +17,8 @@
 //! order.
 
 use super::locate::Place;
-use super::{CiContext, Report, status, utc_timestamp};
-use crate::catalog::{self, Class, Rule, Severity};
+use super::{CiContext, Report, utc_timestamp};
+use crate::catalog::{self, Check, Rule, Severity};
 use crate::exit::Exit;
 use crate::issue::{Issue, Location, Stream};
 use serde_json::{Value, json};
@@ -37,7 +37,7 @@ pub fn render(report: &Report, ctx: &CiContext) -> String {
     let mut runs = Vec::new();
     if !report.targets.is_empty() {
         let rules: Vec<&'static Rule> = catalog::all()
-            .filter(|r| r.class != Class::StaticScan)
+            .filter(|r| r.check != Check::StaticScan)
             .collect();
         let several = report.targets.len() > 1;
         let mut results = Vec::new();
@@ -57,7 +57,7 @@ pub fn render(report: &Report, ctx: &CiContext) -> String {
     }
     if let Some(scan) = &report.scan {
         let rules: Vec<&'static Rule> = catalog::all()
-            .filter(|r| r.class == Class::StaticScan)
+            .filter(|r| r.check == Check::StaticScan)
             .collect();
         let results = scan
             .issues
@@ -176,16 +176,18 @@ fn descriptor(rule: &Rule) -> sarif::ReportingDescriptor {
         rule.fix,
         rule.docs_url()
     );
-    let (precision, problem) = match (rule.class, rule.severity) {
-        (Class::StaticScan, _) => ("high", problem_severity(rule.severity)),
-        (_, s) => ("very-high", problem_severity(s)),
+    let precision = if rule.check == Check::StaticScan {
+        "high"
+    } else {
+        "very-high"
     };
+    let problem = problem_severity(rule.severity);
     let mut tags = vec![
         "mcp".to_string(),
-        status::contract_class(rule.class).as_str().to_string(),
+        rule.class.as_str().to_string(),
         rule.check.as_str().to_string(),
     ];
-    if rule.class == Class::StaticScan {
+    if rule.check == Check::StaticScan {
         tags.push("static-scan".into());
     }
     sarif::ReportingDescriptor::builder()
@@ -279,10 +281,7 @@ fn result(
     }
     let mut builder_props: Vec<(&str, Value)> = vec![
         ("check", json!(issue.rule.check.as_str())),
-        (
-            "class",
-            json!(status::contract_class(issue.rule.class).as_str()),
-        ),
+        ("class", json!(issue.rule.class.as_str())),
     ];
     if let Some(name) = target_name {
         builder_props.push(("target", json!(name)));

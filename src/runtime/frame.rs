@@ -6,6 +6,7 @@
 //! reply *did* arrive — corrupted — and stop waiting instead of running into a timeout.
 
 use super::framing::RawFrame;
+use super::json_text::{self, First};
 use crate::catalog::{self, Rule};
 use crate::issue::{Issue, escape_bytes};
 use serde_json::Value;
@@ -29,6 +30,9 @@ pub struct Inspected {
     /// The line is a strict prefix of a JSON value: it may be the first line of a pretty-printed
     /// message (see [`Joiner`]).
     pub incomplete: bool,
+    /// The deepest nesting of a value on the line, when it is over
+    /// [`json_text::KEEP_DEPTH`] (valid JSON; its deepest parts are not kept).
+    pub deep: Option<usize>,
 }
 
 impl Inspected {
@@ -172,18 +176,18 @@ pub fn inspect_with(frame: &RawFrame, wanted: &dyn Fn(&Rule) -> bool) -> Inspect
             }));
         bytes = rest;
     }
-    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
-    match stream.next() {
-        Some(Ok(value)) => {
-            out.values.push(value);
-            let rest = &bytes[stream.byte_offset()..];
+    match json_text::first(bytes) {
+        First::Value(parsed) => {
+            out.deep = parsed.deep;
+            out.values.push(parsed.value);
+            let rest = &bytes[parsed.end..];
             judge_rest(rest, &pos, &ev, wanted, &mut out);
         }
-        Some(Err(err)) if err.is_eof() => {
+        First::Incomplete => {
             // A strict prefix of a JSON value: `{`, `[`, `{"a":` ... Possibly pretty-printed.
             out.incomplete = true;
         }
-        Some(Err(_)) | None => {
+        First::Invalid => {
             out.problems
                 .push(problem(&catalog::runtime::STDOUT_NON_JSON, &|| {
                     format!("{pos} is not JSON: {ev}")
@@ -200,18 +204,24 @@ fn judge_rest(
     wanted: &dyn Fn(&Rule) -> bool,
     out: &mut Inspected,
 ) {
-    let trimmed = rest.trim_ascii();
+    let trimmed = json_text::trim_ws(rest);
     if trimmed.is_empty() {
         return;
     }
     // Another complete JSON value (or several) with nothing else: two messages glued together.
     let mut more = Vec::new();
-    let mut stream = serde_json::Deserializer::from_slice(trimmed).into_iter::<Value>();
+    let mut at = 0;
     let all_values = loop {
-        match stream.next() {
-            Some(Ok(v)) => more.push(v),
-            Some(Err(_)) => break false,
-            None => break true,
+        if json_text::trim_ws(&trimmed[at..]).is_empty() {
+            break true;
+        }
+        match json_text::first(&trimmed[at..]) {
+            First::Value(parsed) => {
+                at += parsed.end;
+                out.deep = out.deep.max(parsed.deep);
+                more.push(parsed.value);
+            }
+            First::Incomplete | First::Invalid => break false,
         }
     };
     // A bare number or word after a message is text, not a second message.
@@ -292,15 +302,12 @@ impl Joiner {
         let mut candidate = self.joined.clone();
         candidate.push(b'\n');
         candidate.extend_from_slice(&frame.bytes);
-        let parsed = {
-            let mut stream = serde_json::Deserializer::from_slice(&candidate).into_iter::<Value>();
-            match stream.next() {
-                Some(Ok(v)) if candidate[stream.byte_offset()..].trim_ascii().is_empty() => {
-                    Ok(Some(v))
-                }
-                Some(Err(e)) if e.is_eof() => Ok(None),
-                _ => Err(()),
+        let parsed = match json_text::first(&candidate) {
+            First::Value(p) if json_text::trim_ws(&candidate[p.end..]).is_empty() => {
+                Ok(Some(p.value))
             }
+            First::Incomplete => Ok(None),
+            _ => Err(()),
         };
         match parsed {
             Ok(Some(value)) => {
@@ -400,6 +407,10 @@ mod tests {
         assert_eq!(codes(b"{\"a\":1}{\"b\":2}"), ["stdout-multiple-values"]);
         assert_eq!(codes(b"{\"a\":1} server ready"), ["stdout-trailing-text"]);
         assert_eq!(codes(b"{\"a\":1} 42"), ["stdout-trailing-text"]);
+        // A form feed or vertical tab is not JSON whitespace: neither JSON.parse nor json.loads
+        // accepts it after a message.
+        assert_eq!(codes(b"{\"a\":1}\x0c"), ["stdout-trailing-text"]);
+        assert_eq!(codes(b"{\"a\":1}\x0b"), ["stdout-trailing-text"]);
         assert!(inspect(&frame(b"{")).incomplete);
     }
 

@@ -10,6 +10,7 @@ pub mod effects;
 pub mod frame;
 pub mod framing;
 pub mod issues;
+pub mod json_text;
 pub mod jsonrpc;
 pub mod probes;
 pub mod process;
@@ -108,13 +109,11 @@ pub async fn extra_checks(spec: &RunSpec, first: &mut RunRecord) {
     };
     let (probes, rerun) = tokio::join!(probes, rerun);
     if let Some((record, issues)) = probes {
-        first.checks_ran.insert(Check::Adversarial);
         first.target_issues.extend(issues);
         first.adversarial = Some(record);
     }
     if let Some((mode, rerun, duration)) = rerun {
         let found = checks::buffering::compare(&first.issues, &rerun.issues, mode);
-        first.checks_ran.insert(Check::PythonBuffering);
         first.buffering = Some(record::BufferingRecord {
             rerun_mode: mode.as_str(),
             extra_pollution: found.len().saturating_sub(1),
@@ -228,7 +227,6 @@ async fn legacy_too(spec: &RunSpec, run: u32, stateless: RunRecord) -> RunRecord
     legacy.issues.extend(extra);
     legacy.discover = stateless.discover;
     legacy.also_stateless = true;
-    legacy.checks_ran.extend(stateless.checks_ran);
     legacy
 }
 
@@ -242,8 +240,6 @@ enum Ops {
 
 async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunRecord {
     let start = Instant::now();
-    let mut checks_ran = BTreeSet::new();
-    checks_ran.insert(Check::Process);
     let output_limits = OutputRecord {
         max_stdout_bytes: spec.spawn.limits.max_total_bytes,
         max_stdout_line_bytes: spec.spawn.limits.max_line_bytes,
@@ -278,7 +274,6 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunReco
             return RunRecord {
                 run,
                 issues: vec![issue],
-                checks_ran,
                 process: ProcessRecord {
                     started: false,
                     pid: None,
@@ -330,16 +325,13 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunReco
         }
     };
     let spawn_time = start.elapsed();
-    checks_ran.extend([Check::Initialize, Check::Stdout, Check::JsonRpc]);
     let mut s = Session::new(link, spec.session.clone());
     let pgid = server.pid;
     s.busy_probe = Some(std::sync::Arc::new(move || process::group_cpu_ticks(pgid)));
     if let Some(i) = instruments.as_mut() {
         i.attach(server.pid, &server.marker);
         s.effects = Some(i.recorder.clone());
-        checks_ran.insert(Check::Effects);
     }
-    checks_ran.insert(Check::PythonBuffering);
 
     // Era: a stateless server answers `server/discover`; anything else goes on with `initialize`.
     let (era, mut discover_rec) = if discover {
@@ -388,7 +380,6 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunReco
     };
     let init_time = start.elapsed();
     let lists = if hs.ok && spec.probes.capabilities {
-        checks_ran.insert(Check::Capabilities);
         probes::lists::run(
             &mut s,
             &capabilities,
@@ -404,13 +395,11 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunReco
     let mut tool_schema = lists.tool_schema.clone();
     let run_ops = !(ops == Ops::DeferIfStateless && era == Era::Stateless);
     let operations = if hs.ok && run_ops {
-        if !spec.operations.is_empty() {
-            checks_ran.insert(Check::Operation);
-        }
         let mut policy = Policy {
             allow_errors: spec.allow_operation_errors,
             tools: lists.tools.clone(),
             name_rule: spec.probes.name_rule,
+            capabilities: capabilities.clone(),
         };
         let (ops, extra) = probes::requests::run(&mut s, &spec.operations, &mut policy).await;
         if tool_schema.is_none() {
@@ -420,9 +409,6 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunReco
     } else {
         skipped(&spec.operations)
     };
-    if tool_schema.is_some() {
-        checks_ran.insert(Check::ToolSchema);
-    }
     let ops_time = start.elapsed();
     let exit_phase_before = s.exited.map(|_| s.phase);
     let shutdown = probes::shutdown::run(&mut s, &mut server, &spec.ladder).await;
@@ -570,7 +556,6 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunReco
     let stats = s.stats.clone();
     RunRecord {
         run,
-        checks_ran,
         process,
         initialized: s.initialized,
         negotiated_protocol: s.negotiated.clone(),

@@ -2,10 +2,8 @@
 
 use super::checks::lists::ListKind;
 use super::checks::tools::ToolSummary;
-use crate::catalog::Check;
 use crate::issue::{Issue, Phase};
 use serde_json::Value;
-use std::collections::BTreeSet;
 use std::time::Duration;
 
 /// The reference's `process.outcome`.
@@ -262,8 +260,6 @@ pub struct RunRecord {
     /// 1-based run number.
     pub run: u32,
     pub issues: Vec<Issue>,
-    /// Checks that actually ran (the others report `skipped`).
-    pub checks_ran: BTreeSet<Check>,
     pub process: ProcessRecord,
     pub initialized: bool,
     pub negotiated_protocol: Option<String>,

@@ -749,6 +749,21 @@ impl Session {
                 self.record(frame::issue(frame, p));
             }
         }
+        if let Some(depth) = inspected.deep {
+            // Valid JSON, only deep: a note, never damage.
+            self.record(
+                Issue::new(
+                    &rules::STDOUT_DEEP_JSON,
+                    format!(
+                        "{} is valid JSON nested {depth} levels deep; the guard checks its content to {} levels",
+                        frame::position(frame),
+                        super::json_text::KEEP_DEPTH
+                    ),
+                )
+                .at_stdout(frame.line, frame.byte_offset)
+                .field("depth", depth as u64),
+            );
+        }
         if inspected.incomplete && inspected.problems.is_empty() {
             // An incomplete value that could not be held (unterminated): not JSON.
             self.record(frame::issue(frame, &frame::incomplete_problem(frame)));

@@ -14,7 +14,7 @@ pub mod suppress;
 pub mod walk;
 
 use crate::catalog::scan::{STATIC_FILE_SKIPPED, STATIC_PARSE_ERROR};
-use crate::catalog::{Class, Rule, Severity};
+use crate::catalog::{Check, Rule, Severity};
 use crate::exit::Failure;
 use crate::issue::{Issue, Location};
 use lang::{Condition, Finding, Lang};
@@ -614,5 +614,5 @@ fn char_column(text: &[u8], starts: &[usize], (row, col): (usize, usize)) -> u32
 
 /// Every rule of the static scan, for `--select/--ignore` validation and docs.
 pub fn rules() -> impl Iterator<Item = &'static Rule> {
-    crate::catalog::all().filter(|r| r.class == Class::StaticScan)
+    crate::catalog::all().filter(|r| r.check == Check::StaticScan)
 }

@@ -29,6 +29,19 @@ pub fn run_cases_with(
     min_cases: usize,
     workers: usize,
 ) {
+    run_cases_checked(dir, file, base_args, min_cases, workers, |_| Vec::new());
+}
+
+/// [`run_cases_with`], and every case's JSON report also goes through `check`, whose complaints
+/// fail the case (the contract test validates every report against the JSON contract).
+pub fn run_cases_checked(
+    dir: &Path,
+    file: &str,
+    base_args: &[&str],
+    min_cases: usize,
+    workers: usize,
+    check: fn(&Value) -> Vec<String>,
+) {
     let cases: Vec<Value> = serde_json::from_str(
         &std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("read {file}: {e}")),
     )
@@ -50,7 +63,7 @@ pub fn run_cases_with(
                         None => return,
                     };
                     let name = case["name"].to_string();
-                    match std::panic::catch_unwind(|| run_case(&dir, &base, &case)) {
+                    match std::panic::catch_unwind(|| run_case(&dir, &base, &case, check)) {
                         Ok(Ok(())) => {}
                         Ok(Err(msg)) => failures.lock().unwrap().push(msg),
                         Err(panic) => failures.lock().unwrap().push(format!(
@@ -106,7 +119,12 @@ fn strings(v: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn run_case(dir: &Path, base: &[String], case: &Value) -> Result<(), String> {
+fn run_case(
+    dir: &Path,
+    base: &[String],
+    case: &Value,
+    check: fn(&Value) -> Vec<String>,
+) -> Result<(), String> {
     let name = case["name"].as_str().expect("case name");
     let marker = format!("GUARD_CASE={name}-{}", std::process::id());
     let mut args: Vec<String> = base.to_vec();
@@ -137,7 +155,7 @@ fn run_case(dir: &Path, base: &[String], case: &Value) -> Result<(), String> {
     let unset = strings(case.get("unsetEnv"));
     let run = guard(&args, dir, &env, &unset, Duration::from_secs(90));
     let json = run.json();
-    let mut problems = Vec::new();
+    let mut problems = check(&json);
 
     let expected_ok = case["ok"].as_bool().expect("ok");
     if json["ok"] != Value::Bool(expected_ok) {

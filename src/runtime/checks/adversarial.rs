@@ -94,6 +94,9 @@ pub struct Baseline {
     pub eof_exit_clean: bool,
     /// Every code of the main run.
     pub codes: BTreeSet<&'static str>,
+    /// The habits of the main run ([`Issue::habit`]): a probe's process showing one again (its
+    /// banner, its unsolicited `sampling/createMessage`) shows the server, not the frame.
+    pub habits: BTreeSet<(&'static str, String)>,
 }
 
 /// The verdict.
@@ -567,6 +570,7 @@ pub fn judge(probe: &Probe, obs: &Observation, base: &Baseline) -> Verdict {
         if i.evidence
             .as_ref()
             .is_some_and(|e| base.stdout_evidence.contains(e))
+            || base.habits.contains(&i.habit())
         {
             continue;
         }

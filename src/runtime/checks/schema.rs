@@ -81,7 +81,11 @@ pub fn dialect_of(schema: &Value, default: Dialect) -> Declared {
 }
 
 /// Up to `max` violations of the dialect's meta-schema, each as `at <pointer>: <reason>`.
+/// A schema with a part nested deeper than the guard keeps (`json_text::ELIDED`) is not judged.
 pub fn meta_errors(schema: &Value, dialect: Dialect, max: usize) -> Vec<String> {
+    if crate::runtime::json_text::has_elided(schema) {
+        return Vec::new();
+    }
     let validator = match dialect {
         Dialect::Draft4 => jsonschema::draft4::meta::validator(),
         Dialect::Draft6 => jsonschema::draft6::meta::validator(),
@@ -99,6 +103,9 @@ pub fn meta_errors(schema: &Value, dialect: Dialect, max: usize) -> Vec<String> 
 /// A compiled schema for validating instances, or why it could not be compiled (e.g. a remote
 /// `$ref`, which the guard never fetches).
 pub fn compile(schema: &Value, dialect: Dialect) -> Result<jsonschema::Validator, String> {
+    if crate::runtime::json_text::has_elided(schema) {
+        return Err("the schema is nested deeper than the guard keeps".into());
+    }
     jsonschema::options()
         .with_draft(dialect.draft())
         .build(schema)
@@ -111,6 +118,9 @@ pub fn instance_errors(
     instance: &Value,
     max: usize,
 ) -> Vec<String> {
+    if crate::runtime::json_text::has_elided(instance) {
+        return Vec::new();
+    }
     validator
         .iter_errors(instance)
         .take(max)

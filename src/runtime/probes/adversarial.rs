@@ -103,7 +103,7 @@ pub async fn run(spec: &RunSpec, first: &RunRecord) -> (AdversarialRecord, Vec<I
             Err(e) => std::panic::resume_unwind(e.into_panic()),
         }
     }
-    (record, issues)
+    (record, merge_across_probes(issues))
 }
 
 /// What the main run established.
@@ -119,7 +119,65 @@ fn baseline(first: &RunRecord) -> Baseline {
         shutdown_clean: stage == ShutdownStage::StdinEof,
         eof_exit_clean: stage == ShutdownStage::StdinEof && first.process.exit_code == Some(0),
         codes: first.issues.iter().map(Issue::code).collect(),
+        habits: first.issues.iter().map(Issue::habit).collect(),
     }
+}
+
+/// One root cause, one finding: the same defect seen in several probe processes (the same
+/// offending bytes, the same descendant left behind) is reported once, with the probes that
+/// showed it in `probes` and their number in `occurrences`. A probe's own verdict (its reply,
+/// its session, its effects) names its frame, so it never merges with another probe's.
+fn merge_across_probes(issues: Vec<Issue>) -> Vec<Issue> {
+    let mut out: Vec<Issue> = Vec::new();
+    for issue in issues {
+        let probe = issue.fields.get("probe").cloned().unwrap_or(Value::Null);
+        let key = across_key(&issue);
+        let same = key.as_ref().and_then(|k| {
+            out.iter_mut()
+                .find(|o| o.code() == issue.code() && across_key(o).as_ref() == Some(k))
+        });
+        match same {
+            Some(first) => {
+                let mut probes = first
+                    .fields
+                    .get("probes")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_else(|| {
+                        vec![first.fields.get("probe").cloned().unwrap_or(Value::Null)]
+                    });
+                if !probes.contains(&probe) {
+                    probes.push(probe);
+                }
+                let n = probes.len() as u64;
+                first.fields.insert("probes".into(), probes.into());
+                first.fields.insert("occurrences".into(), n.into());
+            }
+            None => out.push(issue),
+        }
+    }
+    out
+}
+
+/// What identifies a defect independent of the probe: the offending bytes of pollution, or the
+/// message of a lifecycle finding with the probe's name taken out. `None` for a probe's verdict.
+fn across_key(issue: &Issue) -> Option<String> {
+    use crate::catalog::adversarial as rules;
+    if issue.rule == &rules::ADVERSARIAL_PROBE_INVALID_STDOUT {
+        return issue.evidence.clone().or_else(|| {
+            issue
+                .message
+                .split_once(": ")
+                .map(|(_, rest)| crate::issue::mask_positions(rest))
+        });
+    }
+    if matches!(issue.rule.check, Check::Process) {
+        return issue
+            .message
+            .split_once(": ")
+            .map(|(_, rest)| crate::issue::mask_positions(rest));
+    }
+    None
 }
 
 fn skipped(probe: &Probe, why: String) -> ProbeRecord {
@@ -203,11 +261,10 @@ async fn run_one(
             let mut ready = handshake(&mut s, ctx, spec).await;
             s.cfg.timeout = spec.session.timeout;
             if ready {
-                s.phase = Phase::Adversarial;
-                s.hostile = true;
                 // A barrier: whatever the handshake still had in flight (a reply to the
-                // `initialized` notification, a late log) arrives before this reply, so it is not
-                // blamed on the probe. Its answer is also what the follow-up is compared with.
+                // `initialized` notification, a late log, an unsolicited server request) arrives
+                // before this reply, in the handshake's phase, so it is not blamed on the probe.
+                // Its answer is also what the follow-up is compared with.
                 match s.request(ctx.ping_method(), None).await {
                     Outcome::Reply(Reply::Error { error, .. }) => {
                         obs.follow_up_baseline = Some(error.code)
@@ -224,6 +281,8 @@ async fn run_one(
                 }
             }
             if ready {
+                s.phase = Phase::Adversarial;
+                s.hostile = true;
                 s.raw_ids = probe
                     .frame_ids
                     .iter()

@@ -67,7 +67,7 @@ pub async fn run(s: &mut Session) -> Handshake {
             .detail("startup-timeout")
             .field("timeoutMs", timeout_ms as u64),
         ),
-        Outcome::Exited(exit) => s.record(
+        Outcome::Exited(exit) => s.record(super::with_exit(
             Issue::new(
                 &rules::SERVER_EXITED,
                 format!(
@@ -76,7 +76,8 @@ pub async fn run(s: &mut Session) -> Handshake {
                 ),
             )
             .detail(exit_detail(&exit, "before-initialize")),
-        ),
+            &exit,
+        )),
         Outcome::StdoutClosed => s.record(stdout_closed_issue("initialize")),
     }
     hs

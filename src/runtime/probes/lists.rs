@@ -195,7 +195,7 @@ async fn paginate(
             }
             Outcome::Exited(exit) => {
                 check.status = CapabilityStatus::MissingResponse;
-                s.record(
+                s.record(super::with_exit(
                     Issue::new(
                         &rules::CAPABILITY_LIST_MISSING_RESPONSE,
                         format!(
@@ -205,7 +205,8 @@ async fn paginate(
                     )
                     .field("method", method)
                     .field("exit", exit_detail(&exit, "during-operation")),
-                );
+                    &exit,
+                ));
                 break;
             }
             Outcome::StdoutClosed => {

@@ -104,6 +104,19 @@ pub fn exit_detail(exit: &ExitInfo, suffix: &str) -> &'static str {
     }
 }
 
+/// Adds the exit facts of the reference's exit issues: `exitCode` and `signal` (a name), each
+/// `null` when the exit had none.
+pub fn with_exit(issue: Issue, exit: &ExitInfo) -> Issue {
+    issue
+        .field("exitCode", exit.code.map_or(Value::Null, Value::from))
+        .field(
+            "signal",
+            exit.signal.map_or(Value::Null, |s| {
+                Value::from(crate::runtime::transport::signal_name(s))
+            }),
+        )
+}
+
 /// The issue for a wait that ended because stdout closed while the process kept running.
 pub fn stdout_closed_issue(what: &str) -> Issue {
     Issue::new(

@@ -28,6 +28,9 @@ pub struct Policy {
     /// were not listed (then an explicit `tools/list` is judged here).
     pub tools: Option<Vec<Value>>,
     pub name_rule: NameRule,
+    /// The capabilities the server advertised (`Value::Null` when unknown): a method of a
+    /// capability it did not advertise may rightly be refused.
+    pub capabilities: Value,
 }
 
 /// What the operations produced besides their records.
@@ -74,6 +77,24 @@ pub async fn run(
                 judge_result(s, op, &value, policy, &mut extra);
                 rec.result = Some(value);
             }
+            Outcome::Reply(Reply::Error { error, .. })
+                if error.code == -32601
+                    && let Some(capability) = unadvertised(method, &policy.capabilities) =>
+            {
+                rec.status = OperationStatus::Error;
+                rec.error = Some((error.code, error.message.clone()));
+                s.record(
+                    Issue::new(
+                        &rules::OPERATION_NOT_ADVERTISED,
+                        format!(
+                            "{method} was refused with -32601 ({:?}), as it should be: the server does not advertise the {capability:?} capability",
+                            error.message
+                        ),
+                    )
+                    .field("method", method.as_str())
+                    .field("capability", capability),
+                );
+            }
             Outcome::Reply(Reply::Error { error, .. }) => {
                 rec.status = OperationStatus::Error;
                 rec.error = Some((error.code, error.message.clone()));
@@ -112,7 +133,7 @@ pub async fn run(
             }
             Outcome::Exited(exit) => {
                 rec.status = OperationStatus::MissingResponse;
-                s.record(
+                s.record(super::with_exit(
                     Issue::new(
                         &rules::OPERATION_MISSING_RESPONSE,
                         format!(
@@ -122,7 +143,8 @@ pub async fn run(
                     )
                     .detail(exit_detail(&exit, "during-operation"))
                     .field("method", method.as_str()),
-                );
+                    &exit,
+                ));
             }
             Outcome::StdoutClosed => {
                 rec.status = OperationStatus::MissingResponse;
@@ -132,6 +154,13 @@ pub async fn run(
         out.push(rec);
     }
     (out, extra)
+}
+
+/// The capability `method` belongs to when the server's advertised capabilities (an object)
+/// lack it.
+fn unadvertised(method: &str, capabilities: &Value) -> Option<&'static str> {
+    let advertised = capabilities.as_object()?;
+    crate::protocol::capability_of(method).filter(|c| !advertised.contains_key(*c))
 }
 
 /// Judges the result of an explicit `tools/call` (content, `isError`, `structuredContent`) and of

@@ -219,7 +219,7 @@ fn report_unrequested_exit(s: &mut Session, exit: crate::runtime::transport::Exi
             ),
         )
     };
-    s.record(issue.detail(detail));
+    s.record(super::with_exit(issue.detail(detail), &exit));
 }
 
 fn describe_procs(procs: &[process::ProcInfo], empty: &str) -> String {
