@@ -42,14 +42,8 @@ pub async fn check(settings: &Settings) -> Report {
 }
 
 async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
-    let mut runs = Vec::new();
-    for n in 1..=t.repeat {
-        runs.push(runtime::run_server(&t.spec, n).await);
-    }
-    // Adversarial probes and the buffering rerun: once per target, recorded on its first run.
-    if let Some(first) = runs.first_mut() {
-        runtime::extra_checks(&t.spec, first).await;
-    }
+    // The fingerprint's version probes (`npm --version` alone takes a few hundred ms) run beside
+    // the server's runs, not after them.
     let (argv, cwd, env) = (
         t.argv.clone(),
         t.cwd_resolved.clone(),
@@ -60,9 +54,19 @@ async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
             fingerprint::runtimes(&argv, &cwd, &env),
             fingerprint::package(&argv, &cwd),
         )
-    })
-    .await
-    .unwrap_or_default();
+    });
+    let mut first = runtime::run_server(&t.spec, 1).await;
+    // The once-per-target checks (adversarial probes, the buffering rerun) need only the first
+    // run's findings: they run beside the repeated runs.
+    let (_, mut runs) = tokio::join!(runtime::extra_checks(&t.spec, &mut first), async {
+        let mut more = Vec::new();
+        for n in 2..=t.repeat {
+            more.push(runtime::run_server(&t.spec, n).await);
+        }
+        more
+    });
+    runs.insert(0, first);
+    let facts = facts.await.unwrap_or_default();
     let mut secrets = Redactor::new();
     for value in &t.env_values {
         secrets.add(value);

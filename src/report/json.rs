@@ -247,6 +247,9 @@ fn adversarial_value(run: &RunRecord, verdicts: &[CheckVerdict]) -> Value {
             if let Some(why) = &p.skip_reason {
                 v["skipReason"] = Value::from(why.clone());
             }
+            if let Some(ms) = p.process_ended_ms {
+                v["processEndedMs"] = Value::from(ms);
+            }
             if p.effects_observed {
                 v["effects"] = Value::from(p.effects.iter().map(effect_value).collect::<Vec<_>>());
             }

@@ -130,6 +130,26 @@ impl Framer {
         self.line_len > 0
     }
 
+    /// The partial line: its line number and its length so far (`None` when there is none).
+    pub fn partial(&self) -> Option<(u64, u64)> {
+        (self.line_len > 0).then_some((self.next_seq + 1, self.line_len))
+    }
+
+    /// A copy of the partial line as an unterminated frame, without taking it: the line the
+    /// framer will give when its newline (or EOF) comes (same `seq`, `line`, `byte_offset`).
+    pub fn peek_partial(&self, at: Duration) -> Option<RawFrame> {
+        (self.line_len > 0).then(|| RawFrame {
+            seq: self.next_seq,
+            line: self.next_seq + 1,
+            byte_offset: self.line_start,
+            at,
+            truncated: self.line_len > self.buf.len() as u64,
+            bytes: self.buf.clone(),
+            len: self.line_len,
+            terminated: false,
+        })
+    }
+
     fn append(&mut self, bytes: &[u8]) {
         let keep = self
             .limits

@@ -62,6 +62,20 @@ impl IssueSink {
         self.issues.iter()
     }
 
+    /// How many issues are kept: a mark for [`IssueSink::since`].
+    pub fn len(&self) -> usize {
+        self.issues.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.issues.is_empty()
+    }
+
+    /// The issues kept after `mark` (a probe's share of a session it shares with other probes).
+    pub fn since(&self, mark: usize) -> impl Iterator<Item = &Issue> {
+        self.issues.iter().skip(mark)
+    }
+
     pub fn into_vec(self) -> Vec<Issue> {
         self.issues
     }

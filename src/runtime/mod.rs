@@ -59,14 +59,30 @@ pub struct RunSpec {
 /// without it: the probe must never cost a legacy server its verdict. The crash is reported
 /// (a warning) only when the second process shows the server works without the probe.
 pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
-    let first = run_once(spec, run, spec.probes.discover, Ops::DeferIfStateless).await;
+    // Eras side by side: the moment `server/discover` shows a stateless server, its legacy
+    // handshake starts in a second process while the first goes on with its stateless checks.
+    let (stateless_tx, stateless_rx) = tokio::sync::oneshot::channel();
+    let first = run_once(
+        spec,
+        run,
+        spec.probes.discover,
+        Ops::DeferIfStateless,
+        Some(stateless_tx),
+    );
+    let legacy = async {
+        match stateless_rx.await {
+            Ok(()) => Some(run_once(spec, run, false, Ops::Run, None).await),
+            Err(_) => None,
+        }
+    };
+    let (first, legacy) = tokio::join!(first, legacy);
     if first.era == Era::Stateless {
-        return legacy_too(spec, run, first).await;
+        return legacy_too(spec, run, first, legacy).await;
     }
     if !discover_may_be_to_blame(&first) {
         return first;
     }
-    let mut second = run_once(spec, run, false, Ops::Run).await;
+    let mut second = run_once(spec, run, false, Ops::Run, None).await;
     if second.initialized {
         let how = if first.discover.answer == Some("crashed") {
             "exited or closed stdout when sent server/discover"
@@ -185,8 +201,18 @@ fn discover_may_be_to_blame(first: &RunRecord) -> bool {
 /// run. A stateless-only server (it refuses `initialize`) is reported from its stateless run.
 /// The explicit operations (tool calls among them) run exactly once: the stateless run defers
 /// them, and a stateless-only server gets one more stateless run that sends them.
-async fn legacy_too(spec: &RunSpec, run: u32, stateless: RunRecord) -> RunRecord {
-    let mut legacy = run_once(spec, run, false, Ops::Run).await;
+async fn legacy_too(
+    spec: &RunSpec,
+    run: u32,
+    stateless: RunRecord,
+    legacy: Option<RunRecord>,
+) -> RunRecord {
+    // Started beside the stateless run when discover answered in time; else (a discover reply
+    // that came after its window) now.
+    let mut legacy = match legacy {
+        Some(l) => l,
+        None => run_once(spec, run, false, Ops::Run, None).await,
+    };
     // Only an error reply to `initialize` means "no legacy era here"; a timeout, a crash or a
     // broken reply is a finding of the legacy run, reported as such.
     if !legacy.initialized
@@ -198,7 +224,7 @@ async fn legacy_too(spec: &RunSpec, run: u32, stateless: RunRecord) -> RunRecord
         let mut only = if spec.operations.is_empty() {
             stateless
         } else {
-            run_once(spec, run, true, Ops::Run).await
+            run_once(spec, run, true, Ops::Run, None).await
         };
         only.legacy_refused = true;
         return only;
@@ -238,7 +264,15 @@ enum Ops {
     DeferIfStateless,
 }
 
-async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunRecord {
+/// One process of the server, start to finish. `stateless`, when given, is told the moment
+/// `server/discover` shows a stateless server (the caller starts the legacy era beside it).
+async fn run_once(
+    spec: &RunSpec,
+    run: u32,
+    discover: bool,
+    ops: Ops,
+    stateless: Option<tokio::sync::oneshot::Sender<()>>,
+) -> RunRecord {
     let start = Instant::now();
     let output_limits = OutputRecord {
         max_stdout_bytes: spec.spawn.limits.max_total_bytes,
@@ -339,6 +373,9 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunReco
     } else {
         (probes::discover::Era::Legacy, DiscoverRecord::default())
     };
+    if let (probes::discover::Era::Stateless { .. }, Some(tx)) = (&era, stateless) {
+        let _ = tx.send(());
+    }
     let mut hs = probes::handshake::Handshake::default();
     let (era, capabilities) = match era {
         probes::discover::Era::Stateless {

@@ -349,6 +349,9 @@ pub struct ProbeRecord {
     /// The effects attributed to the probe (side effects).
     pub effects: Vec<super::effects::Effect>,
     pub duration: Duration,
+    /// On the last probe of a probe process: how long after the verdicts were in the process
+    /// was seen gone (killed with its group at once).
+    pub process_ended_ms: Option<u64>,
 }
 
 /// Every adversarial probe of a target.

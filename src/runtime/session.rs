@@ -223,6 +223,8 @@ impl Pos {
 
 struct Pending {
     method: String,
+    /// When the request was sent.
+    sent_at: Duration,
 }
 
 pub struct Session {
@@ -253,6 +255,19 @@ pub struct Session {
     pub stdout_limit: Option<(Duration, u64)>,
     pub stdin_error: Option<(Duration, String)>,
     pub stdin_closed_at: Option<Duration>,
+    /// When the session became ready for requests (`notifications/initialized` sent, or a
+    /// stateless server's discover answered): the late-output window starts here.
+    pub initialized_at: Option<Duration>,
+    /// When the last response of the server arrived (the window ends a settle after it).
+    pub last_reply_at: Option<Duration>,
+    /// Methods whose request went unanswered (timeout): the request's id and when it was sent.
+    /// A later request of the same method in this process is not waited for again.
+    timed_out: HashMap<String, (Id, Duration)>,
+    /// The partial stdout line (number, length) judged early as a stalled reply: when the framer
+    /// gives that line later, it is not judged twice.
+    stalled: Option<(u64, u64)>,
+    /// A stalled line is being judged: the replies on it are unusable (no newline).
+    judging_stalled: bool,
     next_id: i64,
     pending: HashMap<Id, Pending>,
     answered: HashSet<Id>,
@@ -302,6 +317,11 @@ impl Session {
             stdout_limit: None,
             stdin_error: None,
             stdin_closed_at: None,
+            initialized_at: None,
+            last_reply_at: None,
+            timed_out: HashMap::new(),
+            stalled: None,
+            judging_stalled: false,
             next_id: 1,
             pending: HashMap::new(),
             answered: HashSet::new(),
@@ -332,6 +352,18 @@ impl Session {
 
     pub fn record(&mut self, issue: Issue) {
         self.issues.push(issue, self.phase);
+    }
+
+    /// The session is ready for normal requests from now on (the late-output window starts).
+    pub fn mark_initialized(&mut self) {
+        self.initialized = true;
+        self.initialized_at.get_or_insert(self.link.now());
+    }
+
+    /// The earlier request of `method` that went unanswered in this process, if one did: its id
+    /// and when it was sent.
+    pub fn unanswered_before(&self, method: &str) -> Option<(Id, Duration)> {
+        self.timed_out.get(method).cloned()
     }
 
     /// The session cannot carry more requests: the process exited, stdout closed or hit its limit.
@@ -370,6 +402,11 @@ impl Session {
         params: Option<Value>,
         timeout: Duration,
     ) -> Outcome {
+        // One wait per unanswered method and process: the server already showed it does not
+        // answer this method; waiting again would only repeat the timeout.
+        if self.timed_out.contains_key(method) {
+            return Outcome::Timeout;
+        }
         let id = Id::Int(self.next_id);
         self.next_id += 1;
         let mut msg = json!({"jsonrpc": "2.0", "id": id.to_value(), "method": method});
@@ -395,6 +432,7 @@ impl Session {
             id.clone(),
             Pending {
                 method: method.to_string(),
+                sent_at: self.now(),
             },
         );
         self.last_sent_notification = false;
@@ -533,6 +571,10 @@ impl Session {
         if let Some(c) = clock.filter(|c| !c.extended.is_zero()) {
             self.extensions.push((self.phase, c.extended));
         }
+        if let (Outcome::Timeout, Some(p)) = (&outcome, self.pending.get(id)) {
+            self.timed_out
+                .insert(p.method.clone(), (id.clone(), p.sent_at));
+        }
         self.pending.remove(id);
         match &outcome {
             Outcome::Reply(Reply::Result { .. } | Reply::Error { .. }) => {
@@ -635,6 +677,7 @@ impl Session {
     pub fn handle(&mut self, event: Event) {
         match event {
             Event::Frame(frame) => self.on_frame(frame),
+            Event::Stalled(frame) => self.on_stalled(frame),
             Event::StdoutEof { at } => {
                 self.stdout_eof = Some(at);
                 self.flush_joiner();
@@ -668,7 +711,73 @@ impl Session {
         }
     }
 
+    /// A partial line no byte followed for [`super::transport::STALL`]: when it is a complete JSON
+    /// message answering a request the guard waits for, it is judged now (unterminated), so the
+    /// request settles now rather than at its timeout.
+    fn on_stalled(&mut self, frame: RawFrame) {
+        if frame.truncated || !self.joiner_idle() {
+            return;
+        }
+        let mut inspected = frame::inspect(&frame);
+        let answers_pending = inspected.values.iter().any(|v| {
+            v.get("id")
+                .and_then(Id::from_value)
+                .is_some_and(|id| self.pending.contains_key(&id))
+                && (v.get("result").is_some() || v.get("error").is_some())
+        });
+        let only_unterminated = inspected
+            .problems
+            .iter()
+            .all(|p| p.rule == &rules::STDOUT_WITHOUT_NEWLINE);
+        if !answers_pending || !only_unterminated {
+            return;
+        }
+        for p in &mut inspected.problems {
+            p.message = format!(
+                "{} holds a complete JSON message but no newline followed it for {} ms: {}",
+                frame::position(&frame),
+                super::transport::STALL.as_millis(),
+                frame::evidence(&frame)
+            );
+        }
+        self.stalled = Some((frame.line, frame.len));
+        self.stats.frames += 1;
+        // A line reader never gets this reply: it answers its request, but unusably.
+        self.judging_stalled = true;
+        self.judge(&frame, inspected);
+        self.judging_stalled = false;
+    }
+
+    /// True when no pretty-printed message is being rejoined.
+    fn joiner_idle(&self) -> bool {
+        !self.joiner.is_holding()
+    }
+
     fn on_frame(&mut self, frame: RawFrame) {
+        if let Some((line, len)) = self.stalled
+            && line == frame.line
+        {
+            // Judged already, when it stalled. Bytes written after the stall, before the
+            // newline, are text after the message.
+            self.stalled = None;
+            let rest = frame.bytes.get(len as usize..).unwrap_or_default();
+            let rest = super::json_text::trim_ws(rest);
+            if !rest.is_empty() {
+                self.record(
+                    Issue::new(
+                        &rules::STDOUT_TRAILING_TEXT,
+                        format!(
+                            "{} has text after its JSON message: {}",
+                            frame::position(&frame),
+                            crate::issue::escape_bytes(rest, frame::EVIDENCE_BYTES)
+                        ),
+                    )
+                    .at_stdout(frame.line, frame.byte_offset)
+                    .evidence(frame::evidence(&frame)),
+                );
+            }
+            return;
+        }
         self.stats.frames += 1;
         if self.stdin_closed_at.is_some() {
             self.stats.after_stdin_eof += 1;
@@ -771,6 +880,9 @@ impl Session {
         for value in &inspected.values {
             invalid |= self.on_value(value, damaged, Pos::of(frame));
         }
+        if inspected.values.is_empty() && !inspected.incomplete {
+            self.correlate_corrupted(frame);
+        }
         if invalid {
             self.stats.invalid_frames += 1;
             self.note(Direction::FromServer, || {
@@ -823,6 +935,28 @@ impl Session {
             }
         }
         broke
+    }
+
+    /// A line that is not JSON at all (invalid UTF-8 in the middle, text before the message)
+    /// may still carry a reply: when its bytes read lossily name a pending id as a response
+    /// (`"id":<id>` and a `result` or `error`), that request is answered — corrupted. The scan
+    /// only correlates; nothing in the line is accepted.
+    fn correlate_corrupted(&mut self, frame: &RawFrame) {
+        if self.pending.is_empty() || frame.truncated {
+            return;
+        }
+        let text = String::from_utf8_lossy(&frame.bytes);
+        if !(text.contains("\"result\"") || text.contains("\"error\"")) {
+            return;
+        }
+        let at = self.now();
+        let found = ids_in(&text)
+            .into_iter()
+            .find_map(|raw| Id::from_value(&raw).filter(|id| self.pending.contains_key(id)));
+        if let Some(id) = found {
+            self.note(Direction::FromServer, || format!("corrupted reply #{id}"));
+            self.replies.entry(id).or_insert(Reply::Broken { at });
+        }
     }
 
     fn on_broken_response(&mut self, raw: &Value) {
@@ -932,8 +1066,13 @@ impl Session {
     fn on_response(&mut self, id: Id, pos: Pos, reply: impl FnOnce(Duration) -> Reply) {
         let line = pos.line;
         let at = self.now();
+        self.last_reply_at = Some(at);
         if self.pending.contains_key(&id) {
-            self.replies.entry(id).or_insert_with(|| reply(at));
+            if self.judging_stalled {
+                self.replies.entry(id).or_insert(Reply::Broken { at });
+            } else {
+                self.replies.entry(id).or_insert_with(|| reply(at));
+            }
             return;
         }
         if self.hostile && self.raw_ids.contains(&id.to_value()) {
@@ -1102,6 +1241,38 @@ impl Session {
     }
 }
 
+/// The values of every `"id": <value>` in `text` (a number or a string literal), read leniently.
+fn ids_in(text: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("\"id\"") {
+        rest = &rest[i + 4..];
+        let after = rest.trim_start();
+        let Some(after) = after.strip_prefix(':') else {
+            continue;
+        };
+        let token = after.trim_start();
+        let end = if token.starts_with('"') {
+            token[1..].find('"').map(|e| e + 2)
+        } else {
+            Some(
+                token
+                    .find(|c: char| !(c.is_ascii_digit() || c == '-'))
+                    .unwrap_or(token.len()),
+            )
+        };
+        if let Some(end) = end.filter(|e| *e > 0)
+            && let Ok(v) = serde_json::from_str::<Value>(&token[..end])
+        {
+            out.push(v);
+        }
+        if out.len() >= 16 {
+            break;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     //! The protocol logic in-process: a fake server on the other end of `tokio::io::duplex`.
@@ -1188,7 +1359,7 @@ mod tests {
             .await;
             std::future::pending::<()>().await;
         });
-        s.initialized = true;
+        s.mark_initialized();
         let outcome = s.request("tools/list", None).await;
         match outcome {
             Outcome::Reply(Reply::Result {
@@ -1242,7 +1413,7 @@ mod tests {
             write(&mut out, json!({"jsonrpc":"2.0","method":"done"})).await;
             std::future::pending::<()>().await;
         });
-        s.initialized = true;
+        s.mark_initialized();
         let deadline = Instant::now() + Duration::from_secs(30);
         assert!(
             s.observe_until(deadline, |s| s.stats.server_notifications == 1)

@@ -55,6 +55,10 @@ pub fn signal_name(sig: i32) -> &'static str {
 pub enum Event {
     /// A complete stdout line (or the unterminated tail at EOF).
     Frame(RawFrame),
+    /// A partial line (bytes without their newline) that no byte followed for [`STALL`]: a copy
+    /// of it, still held by the framer (the same line comes later as a `Frame`, once its newline
+    /// or EOF arrives). A reply written without its newline is judged from it at once.
+    Stalled(RawFrame),
     /// stdout reached EOF.
     StdoutEof { at: Duration },
     /// The total stdout limit was crossed; the guard stopped reading stdout.
@@ -103,6 +107,11 @@ pub type RawPipe = std::convert::Infallible;
 pub type EventSender = mpsc::Sender<Event>;
 
 const EVENT_BUFFER: usize = 256;
+
+/// How long a partial stdout line must sit without a further byte before it is reported as
+/// [`Event::Stalled`] (a complete reply written without its newline settles its request then,
+/// not at the request's timeout).
+pub const STALL: Duration = Duration::from_millis(250);
 const READ_CHUNK: usize = 64 * 1024;
 
 impl Link {
@@ -254,10 +263,30 @@ async fn read_stdout<R: AsyncRead + Unpin>(
     let mut framer = Framer::new(limits);
     let mut buf = vec![0u8; READ_CHUNK];
     let mut frames = Vec::new();
+    // The partial line (number, length) last reported as stalled: each state of a partial line
+    // is reported at most once.
+    let mut stalled: Option<(u64, u64)> = None;
     loop {
-        let n = match stdout.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
+        let read = stdout.read(&mut buf);
+        let n = if framer.partial().is_some() && framer.partial() != stalled {
+            match tokio::time::timeout(STALL, read).await {
+                Ok(Ok(0) | Err(_)) => break,
+                Ok(Ok(n)) => n,
+                Err(_) => {
+                    if let Some(partial) = framer.peek_partial(start.elapsed()) {
+                        stalled = framer.partial();
+                        if tx.send(Event::Stalled(partial)).await.is_err() {
+                            return;
+                        }
+                    }
+                    continue;
+                }
+            }
+        } else {
+            match read.await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            }
         };
         let at = start.elapsed();
         let outcome = framer.push(&buf[..n], at, &mut frames);

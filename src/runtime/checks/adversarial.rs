@@ -65,8 +65,11 @@ pub struct Observation {
     pub follow_up: FollowUp,
     pub exit: Option<(Duration, ExitInfo)>,
     pub stdout_eof: Option<Duration>,
-    /// When stdin was closed (by the probe for `truncated-eof`, else by the shutdown ladder).
+    /// When stdin was closed (by `truncated-eof`).
     pub stdin_closed_at: Option<Duration>,
+    /// When the probe's window ended (its process may go on with the next probe, or be killed):
+    /// what happens after it is not the probe's.
+    pub window_end: Option<Duration>,
     pub shutdown: ShutdownStage,
     /// Values received after the frame was sent.
     pub tapped: Vec<Tapped>,
@@ -368,8 +371,10 @@ pub fn judge(probe: &Probe, obs: &Observation, base: &Baseline) -> Verdict {
 
     // ------------------------------------------------------------ what became of the session
     let closed_by_guard = obs.stdin_closed_at;
+    let in_window = |at: Duration| obs.window_end.is_none_or(|w| at <= w);
     let exited_on_its_own = obs
         .exit
+        .filter(|(at, _)| in_window(*at))
         .filter(|(at, _)| eof_probe || closed_by_guard.is_none_or(|c| *at < c));
     let stdout_closed_running = !eof_probe
         && obs.exit.is_none_or(|(at, _)| {
@@ -589,28 +594,15 @@ pub fn judge(probe: &Probe, obs: &Observation, base: &Baseline) -> Verdict {
         polluted.push(converted);
     }
     issues.extend(polluted);
-    // Lifecycle findings the main run did not have (descendants left behind, stdout held open).
-    for i in &obs.issues {
-        if matches!(
-            i.code(),
-            "shutdown-descendants-left" | "shutdown-stdout-held-open"
-        ) && !base.codes.contains(i.code())
-        {
-            let mut kept = i.clone();
-            kept.message = format!("probe {name}: {}", i.message);
-            kept.phase = Some(Phase::Adversarial);
-            issues.push(kept.field("probe", name));
-        }
-    }
-
     // ------------------------------------------------------------ effects
     let mut side_effects = Vec::new();
     let reply_text = reply_words.join(", ");
     if let Some(effects) = &obs.effects {
         for e in effects {
-            let in_window =
-                e.at >= sent_at && (eof_probe || closed_by_guard.is_none_or(|c| e.at < c));
-            if !in_window {
+            let attributed = e.at >= sent_at
+                && in_window(e.at)
+                && (eof_probe || closed_by_guard.is_none_or(|c| e.at < c));
+            if !attributed {
                 continue;
             }
             side_effects.push(e.clone());
@@ -695,6 +687,7 @@ mod tests {
             )),
             stdout_eof: Some(Duration::from_millis(900)),
             stdin_closed_at: Some(Duration::from_millis(800)),
+            window_end: None,
             shutdown: ShutdownStage::StdinEof,
             tapped: Vec::new(),
             issues: Vec::new(),

@@ -12,7 +12,6 @@
 //! the next probe, and a crash must not hide the probes after it.
 
 use super::corpus::{self, CallRecipe, Context, Delivery, Probe};
-use super::shutdown::{self, LadderConfig};
 use crate::catalog::Check;
 use crate::issue::{Issue, Phase, escape_bytes};
 use crate::runtime::checks::adversarial::{
@@ -28,7 +27,6 @@ use crate::runtime::{RunSpec, process};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::Semaphore;
 
 /// The hostile-input settings of a run.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -59,6 +57,14 @@ pub fn window(spec: &RunSpec) -> Duration {
 
 /// Runs every probe of `spec` against the server the main run `first` described; returns the
 /// records and the findings (tagged with their probe).
+///
+/// The probes are dealt round-robin into lanes (at most `jobs`, run concurrently). A lane runs
+/// its probes one after another in one server process while the session stays usable: each
+/// probe is fenced by a barrier `ping` before its frame and the follow-up request after it, so
+/// its findings are exactly its own, and a session a probe closed, crashed, hung or broke is
+/// never handed to the next probe (a fresh process starts). A probe that ends with stdin EOF
+/// always gets a process of its own. `MCP_GUARD_PROBES_ALONE=1` gives every probe its own
+/// process (the tests compare both ways).
 pub async fn run(spec: &RunSpec, first: &RunRecord) -> (AdversarialRecord, Vec<Issue>) {
     let ctx = Context {
         stateless: first.era == Era::Stateless,
@@ -78,33 +84,44 @@ pub async fn run(spec: &RunSpec, first: &RunRecord) -> (AdversarialRecord, Vec<I
             .collect();
         return (AdversarialRecord { probes }, Vec::new());
     }
+    let alone = std::env::var_os(ALONE_ENV).is_some_and(|v| !v.is_empty() && v != "0");
     let base = Arc::new(baseline(first));
     let spec = Arc::new(spec.clone());
     let ctx = Arc::new(ctx);
-    let gate = Arc::new(Semaphore::new(spec.adversarial.jobs.max(1)));
-    let tasks: Vec<_> = plan
+    let order: Vec<String> = plan.iter().map(|p| p.name.clone()).collect();
+    let lanes = spec.adversarial.jobs.max(1).min(plan.len().max(1));
+    let mut dealt: Vec<Vec<Probe>> = vec![Vec::new(); lanes];
+    for (i, probe) in plan.into_iter().enumerate() {
+        dealt[i % lanes].push(probe);
+    }
+    let tasks: Vec<_> = dealt
         .into_iter()
-        .map(|probe| {
-            let (spec, base, ctx, gate) = (spec.clone(), base.clone(), ctx.clone(), gate.clone());
-            tokio::spawn(async move {
-                let _permit = gate.acquire_owned().await.expect("never closed");
-                run_one(&spec, &base, &ctx, &probe).await
-            })
+        .map(|probes| {
+            let (spec, base, ctx) = (spec.clone(), base.clone(), ctx.clone());
+            tokio::spawn(async move { run_lane(&spec, &base, &ctx, probes, alone).await })
         })
         .collect();
-    let mut record = AdversarialRecord::default();
-    let mut issues = Vec::new();
+    let mut results = Vec::new();
     for task in tasks {
         match task.await {
-            Ok((probe, found)) => {
-                record.probes.push(probe);
-                issues.extend(found);
-            }
+            Ok(found) => results.extend(found),
             Err(e) => std::panic::resume_unwind(e.into_panic()),
         }
     }
+    // Reported in the plan's order, whatever lane ran them.
+    results
+        .sort_by_key(|(r, _): &(ProbeRecord, Vec<Issue>)| order.iter().position(|n| *n == r.name));
+    let mut record = AdversarialRecord::default();
+    let mut issues = Vec::new();
+    for (probe, found) in results {
+        record.probes.push(probe);
+        issues.extend(found);
+    }
     (record, merge_across_probes(issues))
 }
+
+/// The environment switch that gives every probe a process of its own (tests).
+pub const ALONE_ENV: &str = "MCP_GUARD_PROBES_ALONE";
 
 /// What the main run established.
 fn baseline(first: &RunRecord) -> Baseline {
@@ -194,6 +211,7 @@ fn skipped(probe: &Probe, why: String) -> ProbeRecord {
         effects_observed: false,
         effects: Vec::new(),
         duration: Duration::ZERO,
+        process_ended_ms: None,
     }
 }
 
@@ -207,19 +225,72 @@ fn frame_text(probe: &Probe) -> String {
     }
 }
 
-async fn run_one(
+/// One server process of a lane, ready for probes (its handshake done).
+struct ProbeProcess {
+    s: Session,
+    server: process::ServerProcess,
+    instruments: Option<Instruments>,
+    /// The probes observed in it so far, judged once the process's effects are in.
+    pending: Vec<(Probe, Observation, Duration)>,
+}
+
+/// Runs a lane's probes, sharing a process while its session stays usable.
+async fn run_lane(
     spec: &RunSpec,
     base: &Baseline,
     ctx: &Context,
-    probe: &Probe,
-) -> (ProbeRecord, Vec<Issue>) {
-    if let Some(why) = &probe.skip {
-        return (skipped(probe, why.clone()), Vec::new());
+    probes: Vec<Probe>,
+    alone: bool,
+) -> Vec<(ProbeRecord, Vec<Issue>)> {
+    let mut out = Vec::new();
+    let mut live: Option<ProbeProcess> = None;
+    for probe in probes {
+        if let Some(why) = &probe.skip {
+            out.push((skipped(&probe, why.clone()), Vec::new()));
+            continue;
+        }
+        let eof_probe = matches!(probe.delivery, Delivery::RawThenEof(_));
+        if eof_probe && let Some(p) = live.take() {
+            out.extend(end_process(p, base).await);
+        }
+        let started = Instant::now();
+        let mut proc = match live.take() {
+            Some(p) => p,
+            None => match start_process(spec, ctx).await {
+                Ok(p) => p,
+                Err(not_run) => {
+                    let obs = Observation {
+                        not_run: Some(not_run),
+                        ..observation(spec, ctx)
+                    };
+                    let verdict = verdicts::judge(&probe, &obs, base);
+                    let issues = verdict.issues.clone();
+                    out.push((record(&probe, &obs, verdict, started.elapsed()), issues));
+                    continue;
+                }
+            },
+        };
+        let obs = probe_in(&mut proc, &probe, ctx, spec).await;
+        let usable = !eof_probe
+            && !alone
+            && !proc.s.is_dead()
+            && verdicts::judge(&probe, &obs, base).session == "usable";
+        proc.pending.push((probe, obs, started.elapsed()));
+        if usable {
+            live = Some(proc);
+        } else {
+            out.extend(end_process(proc, base).await);
+        }
     }
-    let start = Instant::now();
-    let window = window(spec);
-    let eof_probe = matches!(probe.delivery, Delivery::RawThenEof(_));
-    let mut obs = Observation {
+    if let Some(p) = live {
+        out.extend(end_process(p, base).await);
+    }
+    out
+}
+
+/// An observation before anything was seen.
+fn observation(spec: &RunSpec, ctx: &Context) -> Observation {
+    Observation {
         sent_at: None,
         not_run: None,
         reply: None,
@@ -227,6 +298,7 @@ async fn run_one(
         exit: None,
         stdout_eof: None,
         stdin_closed_at: None,
+        window_end: None,
         shutdown: ShutdownStage::NotStarted,
         tapped: Vec::new(),
         issues: Vec::new(),
@@ -235,7 +307,12 @@ async fn run_one(
         timeout: spec.session.timeout,
         follow_up_method: ctx.ping_method(),
         follow_up_baseline: None,
-    };
+    }
+}
+
+/// Starts a probe process and completes the handshake of the main run's era; else why not.
+async fn start_process(spec: &RunSpec, ctx: &Context) -> Result<ProbeProcess, String> {
+    let start = std::time::Instant::now();
     let mut instruments = match &spec.effects {
         Some(e) => Some(Instruments::start(e, start).await),
         None => None,
@@ -244,86 +321,175 @@ async fn run_one(
     if let Some(i) = &instruments {
         spawn.env.extend(i.env.iter().cloned());
     }
-    match process::spawn(&spawn, start) {
-        Err(e) => obs.not_run = Some(format!("the server could not start: {}", e.message)),
-        Ok((link, mut server)) => {
-            if let Some(i) = instruments.as_mut() {
-                i.attach(server.pid, &server.marker);
+    let (link, server) = match process::spawn(&spawn, start) {
+        Ok(pair) => pair,
+        Err(e) => {
+            if let Some(i) = instruments.take() {
+                i.finish().await;
             }
-            let mut s = Session::new(link, spec.session.clone());
-            let pgid = server.pid;
-            s.busy_probe = Some(Arc::new(move || process::group_cpu_ticks(pgid)));
-            s.effects = instruments.as_ref().map(|i| i.recorder.clone());
-            // The main run proved the handshake works: a probe's process gets twice the timeout
-            // for it, so that a loaded machine (probes start several processes at once) does not
-            // turn into inconclusive probes.
-            s.cfg.timeout = spec.session.timeout * 2;
-            let mut ready = handshake(&mut s, ctx, spec).await;
-            s.cfg.timeout = spec.session.timeout;
-            if ready {
-                // A barrier: whatever the handshake still had in flight (a reply to the
-                // `initialized` notification, a late log, an unsolicited server request) arrives
-                // before this reply, in the handshake's phase, so it is not blamed on the probe.
-                // Its answer is also what the follow-up is compared with.
-                match s.request(ctx.ping_method(), None).await {
-                    Outcome::Reply(Reply::Error { error, .. }) => {
-                        obs.follow_up_baseline = Some(error.code)
-                    }
-                    Outcome::Timeout => {
-                        ready = false;
-                        obs.not_run = Some(format!(
-                            "the server did not answer {} after the handshake, before the probe's frame was sent",
-                            ctx.ping_method()
-                        ));
-                    }
-                    outcome if super::is_fatal(&outcome) => ready = false,
-                    _ => {}
-                }
-            }
-            if ready {
-                s.phase = Phase::Adversarial;
-                s.hostile = true;
-                s.raw_ids = probe
-                    .frame_ids
-                    .iter()
-                    .chain(&probe.coerced_ids)
-                    .cloned()
-                    .collect();
-                s.tap = Some(Vec::new());
-                obs.sent_at = Some(s.now());
-                drive(&mut s, probe, ctx, window, &mut obs).await;
-            } else if obs.not_run.is_none() {
-                obs.not_run = Some(why_not_ready(&s));
-            }
-            // The main run proved the server exits on EOF: its probe processes get twice the
-            // grace (at least 3 s) before a hang is blamed on the probe.
-            let ladder = LadderConfig {
-                quiet: if eof_probe { Duration::ZERO } else { window },
-                stdin_grace: (spec.ladder.stdin_grace * 2).max(Duration::from_secs(3)),
-                ..spec.ladder.clone()
-            };
-            let sd = shutdown::run(&mut s, &mut server, &ladder).await;
-            obs.shutdown = sd.stage;
-            obs.exit = s.exited;
-            obs.stdout_eof = s.stdout_eof;
-            if obs.stdin_closed_at.is_none() {
-                obs.stdin_closed_at = s.stdin_closed_at;
-            }
-            obs.tapped = s.tap.take().unwrap_or_default();
-            obs.issues = s
-                .issues
-                .iter()
-                .filter(|i| matches!(i.phase, Some(Phase::Adversarial | Phase::Shutdown)))
-                .cloned()
-                .collect();
-            obs.stderr_tail = server.stderr.lock().expect("stderr lock").tail();
+            return Err(format!("the server could not start: {}", e.message));
         }
+    };
+    if let Some(i) = instruments.as_mut() {
+        i.attach(server.pid, &server.marker);
     }
-    if let Some(i) = instruments {
-        let rec = i.finish().await;
-        obs.effects = Some(rec.effects);
+    let mut s = Session::new(link, spec.session.clone());
+    let pgid = server.pid;
+    s.busy_probe = Some(Arc::new(move || process::group_cpu_ticks(pgid)));
+    s.effects = instruments.as_ref().map(|i| i.recorder.clone());
+    // The main run proved the handshake works: a probe's process gets twice the timeout for
+    // it, so that a loaded machine (several probe processes start at once) does not turn into
+    // inconclusive probes.
+    s.cfg.timeout = spec.session.timeout * 2;
+    let ready = handshake(&mut s, ctx, spec).await;
+    s.cfg.timeout = spec.session.timeout;
+    let proc = ProbeProcess {
+        s,
+        server,
+        instruments,
+        pending: Vec::new(),
+    };
+    if ready {
+        Ok(proc)
+    } else {
+        let why = why_not_ready(&proc.s);
+        let _ = kill_and_collect(proc).await;
+        Err(why)
     }
-    let verdict = verdicts::judge(probe, &obs, base);
+}
+
+/// One probe on a ready process: the barrier, the frame, the follow-up, the window.
+async fn probe_in(
+    proc: &mut ProbeProcess,
+    probe: &Probe,
+    ctx: &Context,
+    spec: &RunSpec,
+) -> Observation {
+    let s = &mut proc.s;
+    let window = window(spec);
+    let mut obs = observation(spec, ctx);
+    // The barrier: whatever the handshake or the previous probe still had in flight (a reply to
+    // `initialized`, a late log, an unsolicited server request) arrives before this reply, in
+    // the previous phase, so it is not blamed on this probe. Its answer is also what the
+    // follow-up is compared with.
+    s.phase = Phase::PostInitialize;
+    match s.request(ctx.ping_method(), None).await {
+        Outcome::Reply(Reply::Error { error, .. }) => obs.follow_up_baseline = Some(error.code),
+        Outcome::Timeout => {
+            obs.not_run = Some(format!(
+                "the server did not answer {} before the probe's frame was sent",
+                ctx.ping_method()
+            ));
+            return obs;
+        }
+        outcome if super::is_fatal(&outcome) => {
+            obs.not_run = Some(why_not_ready(s));
+            return obs;
+        }
+        _ => {}
+    }
+    s.phase = Phase::Adversarial;
+    s.hostile = true;
+    // Replies to earlier probes' frames stay recognised (never misaddressed).
+    s.raw_ids
+        .extend(probe.frame_ids.iter().chain(&probe.coerced_ids).cloned());
+    s.tap = Some(Vec::new());
+    let mark = s.issues.len();
+    obs.sent_at = Some(s.now());
+    drive(s, probe, ctx, window, &mut obs).await;
+    if matches!(probe.delivery, Delivery::RawThenEof(_)) {
+        // The end of the session is this probe's subject: the server must exit on EOF as it did
+        // in the main run (a busy server gets the grace extended).
+        obs.shutdown = if s.wait_exit_busy(spec.ladder.stdin_grace).await {
+            ShutdownStage::StdinEof
+        } else {
+            ShutdownStage::Sigkill
+        };
+    } else if !s.is_dead() {
+        // Late replies, pollution and effects of the frame.
+        let until = tokio::time::Instant::now() + window;
+        s.observe_until(until, Session::is_dead).await;
+    }
+    if s.stdout_eof.is_some() && s.exited.is_none() {
+        // stdout closed: the exit usually follows at once; a server that keeps running with
+        // its stdout closed is told apart by the wait (see the verdict's 250 ms).
+        s.wait_exit(tokio::time::Instant::now() + Duration::from_millis(500))
+            .await;
+    }
+    obs.window_end = Some(s.now());
+    obs.exit = s.exited;
+    obs.stdout_eof = s.stdout_eof;
+    if obs.stdin_closed_at.is_none() {
+        obs.stdin_closed_at = s.stdin_closed_at;
+    }
+    obs.tapped = s.tap.take().unwrap_or_default();
+    obs.issues = s.issues.since(mark).cloned().collect();
+    obs.stderr_tail = proc.server.stderr.lock().expect("stderr lock").tail();
+    obs
+}
+
+/// Ends a lane's process as soon as its probes' verdicts are in (its whole group is killed:
+/// the shutdown behaviour is judged once, in the main run), then judges them with the effects
+/// the process showed.
+async fn end_process(mut proc: ProbeProcess, base: &Baseline) -> Vec<(ProbeRecord, Vec<Issue>)> {
+    let verdict_at = proc.s.now();
+    let pending = std::mem::take(&mut proc.pending);
+    let (effects, ended) = kill_and_collect(proc).await;
+    let n = pending.len();
+    pending
+        .into_iter()
+        .enumerate()
+        .map(|(i, (probe, mut obs, took))| {
+            obs.effects = effects.clone();
+            let verdict = verdicts::judge(&probe, &obs, base);
+            let issues = verdict.issues.clone();
+            let mut rec = record(&probe, &obs, verdict, took);
+            if i + 1 == n {
+                rec.process_ended_ms =
+                    ended.map(|e| e.saturating_sub(verdict_at).as_millis() as u64);
+            }
+            (rec, issues)
+        })
+        .collect()
+}
+
+/// Kills a probe process's group now; its effects, and when it was seen gone.
+async fn kill_and_collect(
+    proc: ProbeProcess,
+) -> (
+    Option<Vec<crate::runtime::effects::Effect>>,
+    Option<Duration>,
+) {
+    let ProbeProcess {
+        mut s,
+        mut server,
+        instruments,
+        ..
+    } = proc;
+    server.signal_group(process::GroupSignal::Kill);
+    let gone = s
+        .wait_exit(tokio::time::Instant::now() + Duration::from_secs(2))
+        .await;
+    let ended = gone.then(|| s.exited.map_or(s.now(), |(at, _)| at));
+    let left = process::descendants(server.pid, &server.marker);
+    process::kill_all(&left);
+    server.signal_group(process::GroupSignal::Kill);
+    process::forget_run(server.pid);
+    s.link.stop_reading();
+    server.finish_stderr(Duration::from_millis(200)).await;
+    let effects = match instruments {
+        Some(i) => Some(i.finish().await.effects),
+        None => None,
+    };
+    (effects, ended)
+}
+
+fn record(
+    probe: &Probe,
+    obs: &Observation,
+    verdict: verdicts::Verdict,
+    took: Duration,
+) -> ProbeRecord {
     let status = if verdict.issues.iter().any(Issue::is_error) {
         ProbeStatus::Fail
     } else if verdict
@@ -341,7 +507,7 @@ async fn run_one(
             issue_codes.push(i.code());
         }
     }
-    let record = ProbeRecord {
+    ProbeRecord {
         name: probe.name.clone(),
         origin: probe.origin.as_str(),
         risk: probe.risk,
@@ -353,9 +519,9 @@ async fn run_one(
         issue_codes,
         effects_observed: obs.effects.is_some(),
         effects: verdict.side_effects,
-        duration: start.elapsed(),
-    };
-    (record, verdict.issues)
+        duration: took,
+        process_ended_ms: None,
+    }
 }
 
 /// The handshake of the main run's era. True when the session is ready for requests.

@@ -112,7 +112,7 @@ pub fn accept(s: &mut Session, value: &Value, rec: &mut DiscoverRecord) -> Era {
             s.negotiated = Some(protocol::MODERN_REVISION.to_string());
             if usable {
                 s.request_meta = Some(request_meta());
-                s.initialized = true;
+                s.mark_initialized();
                 s.phase = Phase::PostInitialize;
             }
             Era::Stateless {

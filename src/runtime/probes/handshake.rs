@@ -44,7 +44,7 @@ pub async fn run(s: &mut Session) -> Handshake {
                 s.negotiated = verdict.negotiated;
                 s.phase = Phase::PostInitialize;
                 s.notify("notifications/initialized", None);
-                s.initialized = true;
+                s.mark_initialized();
                 hs.ok = true;
             }
         }

@@ -64,6 +64,28 @@ pub async fn run(
             continue;
         }
         s.phase = Phase::Operation;
+        if let Some((id, sent_at)) = s.unanswered_before(&op.method) {
+            // The same method already went unanswered in this process: not waited for twice.
+            let timeout_ms = s.cfg.timeout.as_millis() as u64;
+            rec.status = OperationStatus::Timeout;
+            rec.request_id = Some(id.clone());
+            s.record(
+                Issue::new(
+                    &rules::OPERATION_TIMEOUT,
+                    format!(
+                        "{} was not answered: the same method, sent as request #{id} at {} ms, got no reply within {timeout_ms} ms in this process, so the guard did not wait for it again",
+                        op.method,
+                        sent_at.as_millis()
+                    ),
+                )
+                .detail("request-timeout")
+                .field("method", op.method.as_str())
+                .field("timeoutMs", timeout_ms)
+                .field("sameMethodUnansweredAtMs", sent_at.as_millis() as u64),
+            );
+            out.push(rec);
+            continue;
+        }
         let started = s.now();
         let outcome = s.request(&op.method, op.params.clone()).await;
         rec.request_id = Some(s.last_request_id());

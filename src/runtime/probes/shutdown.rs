@@ -13,7 +13,8 @@ use tokio::time::Instant;
 
 #[derive(Debug, Clone)]
 pub struct LadderConfig {
-    /// Observation window for late output before stdin is closed.
+    /// The late-output window: watched from the moment the session became ready until stdin is
+    /// closed (at least this long after initialization; see [`quiet_until`]).
     pub quiet: Duration,
     /// How long a server may take to exit after stdin EOF.
     pub stdin_grace: Duration,
@@ -51,6 +52,24 @@ const POLITE_STOP: &str = if cfg!(windows) {
     "SIGTERM"
 };
 
+/// How long the quiet window lasts at least after the server's last reply: a line written right
+/// after a reply is still seen. Never longer than the window itself (`--quiet-ms 0`: none).
+pub const QUIET_SETTLE: Duration = Duration::from_millis(100);
+
+/// The end of the late-output window. It runs from the moment the session became ready
+/// (`notifications/initialized` sent, or a stateless server's discover answered), concurrently
+/// with the capability probes and operations, so at the end only what is left of it is waited
+/// for, and at least [`QUIET_SETTLE`] after the last reply. A session that never became ready
+/// gets the whole window from now.
+fn quiet_until(s: &Session, quiet: Duration) -> Instant {
+    let now = s.now();
+    let window_end = s.initialized_at.map_or(now + quiet, |t| t + quiet);
+    let settle_end = s
+        .last_reply_at
+        .map_or(Duration::ZERO, |t| t + QUIET_SETTLE.min(quiet));
+    Instant::now() + window_end.max(settle_end).saturating_sub(now)
+}
+
 /// How long stdout may stay open after the process exited before a descendant is blamed.
 const HELD_OPEN_GRACE: Duration = Duration::from_millis(500);
 
@@ -66,7 +85,8 @@ pub async fn run(
         descendants_killed: Vec::new(),
     };
     if s.exited.is_none() && s.stdout_limit.is_none() {
-        s.observe(cfg.quiet).await;
+        let until = quiet_until(s, cfg.quiet);
+        s.observe_until(until, |_| false).await;
     }
     if let Some((_, exit)) = s.exited {
         report_unrequested_exit(s, exit);
