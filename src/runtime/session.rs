@@ -1252,8 +1252,8 @@ fn ids_in(text: &str) -> Vec<Value> {
             continue;
         };
         let token = after.trim_start();
-        let end = if token.starts_with('"') {
-            token[1..].find('"').map(|e| e + 2)
+        let end = if let Some(quoted) = token.strip_prefix('"') {
+            quoted.find('"').map(|e| e + 2)
         } else {
             Some(
                 token
