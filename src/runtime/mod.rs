@@ -258,7 +258,7 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunReco
         Some(i) => {
             let mut spawn = spec.spawn.clone();
             spawn.env.extend(i.env.iter().cloned());
-            process::spawn(&spawn, start)
+            process::spawn_with(&spawn, start, i.spawn_hook())
         }
         None => process::spawn(&spec.spawn, start),
     };
@@ -311,6 +311,7 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunReco
                 capability_probes: spec.probes.capabilities,
                 capability_checks: probes::lists::unprobed(&Value::Null).checks,
                 tool_schema: None,
+                safe_tool_schemas: Vec::new(),
                 operations: skipped(&spec.operations),
                 frames: 0,
                 invalid_frames: 0,
@@ -402,6 +403,12 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunReco
         probes::lists::unprobed(&capabilities)
     };
     let mut tool_schema = lists.tool_schema.clone();
+    let safe_tool_schemas = probes::invalid_args::safe_tool_schemas(
+        spec.operations
+            .iter()
+            .filter_map(|op| op.safe_tool_call_name.as_deref()),
+        lists.tools.as_deref(),
+    );
     let run_ops = !(ops == Ops::DeferIfStateless && era == Era::Stateless);
     let operations = if hs.ok && run_ops {
         if !spec.operations.is_empty() {
@@ -481,6 +488,15 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunReco
                 s.record(Issue::new(
                     &adversarial_rules::EFFECTS_UNAVAILABLE,
                     format!("the no-effect proof is incomplete: {problem}"),
+                ));
+            }
+            if let Some(why) = &rec.syscalls_unavailable {
+                s.record(Issue::new(
+                    &adversarial_rules::EFFECTS_SYSCALL_OBSERVER_UNAVAILABLE,
+                    format!(
+                        "the system-call observer did not run ({why}); effects were observed through {}",
+                        effects::fallback_observers(&rec)
+                    ),
                 ));
             }
             Some(rec)
@@ -583,6 +599,7 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunReco
         capability_probes: spec.probes.capabilities,
         capability_checks: lists.checks,
         tool_schema,
+        safe_tool_schemas,
         operations,
         frames: stats.frames,
         invalid_frames: stats.invalid_frames,

@@ -603,46 +603,93 @@ pub fn judge(probe: &Probe, obs: &Observation, base: &Baseline) -> Verdict {
     let mut side_effects = Vec::new();
     let reply_text = reply_words.join(", ");
     if let Some(effects) = &obs.effects {
+        // One finding per distinct effect (a resolver retries the same lookup), with a count.
+        let mut distinct: Vec<(&Effect, usize)> = Vec::new();
         for e in effects {
             let in_window =
                 e.at >= sent_at && (eof_probe || closed_by_guard.is_none_or(|c| e.at < c));
-            if !in_window {
+            // Local IPC (nscd, journald, a D-Bus socket) is not an action on the world.
+            if !in_window || !e.kind.is_action() {
                 continue;
             }
             side_effects.push(e.clone());
-            let (rule, what) = match e.kind {
+            match distinct
+                .iter_mut()
+                .find(|(d, _)| d.kind == e.kind && d.summary == e.summary)
+            {
+                Some((_, n)) => *n += 1,
+                None => distinct.push((e, 1)),
+            }
+        }
+        for (e, count) in distinct {
+            let (rule, what, detail) = match e.kind {
                 EffectKind::Http => (
                     &rules::ADVERSARIAL_SIDE_EFFECT_HTTP,
                     "made an HTTP request to the canary:",
+                    None,
                 ),
                 EffectKind::Process => (
                     &rules::ADVERSARIAL_SIDE_EFFECT_PROCESS,
                     "started the process",
+                    Some("watched"),
                 ),
-                EffectKind::Logged => (&rules::ADVERSARIAL_SIDE_EFFECT_LOGGED, "logged the action"),
-            };
-            let after_ms = e.at.saturating_sub(sent_at).as_millis() as u64;
-            issues.push(
-                issue(
-                    rule,
-                    probe,
-                    format!(
-                        "probe {name}: the server {what} {} {after_ms} ms after {} (its answer: {reply_text})",
-                        e.summary,
-                        what_was_sent(probe)
-                    ),
-                )
-                .field(
-                    "effect",
-                    json!({
-                        "kind": e.kind.as_str(),
-                        "summary": e.summary,
-                        "afterMs": after_ms,
-                        "atMs": e.at.as_millis() as u64,
-                        "after": e.after,
+                EffectKind::Exec => (
+                    &rules::ADVERSARIAL_SIDE_EFFECT_PROCESS,
+                    "started the program",
+                    Some("exec"),
+                ),
+                EffectKind::Dns => (
+                    &rules::ADVERSARIAL_SIDE_EFFECT_NETWORK,
+                    "made a",
+                    Some("dns"),
+                ),
+                EffectKind::Network => (
+                    &rules::ADVERSARIAL_SIDE_EFFECT_NETWORK,
+                    "made the network call",
+                    Some(if e.summary.starts_with("connect") {
+                        "connect"
+                    } else {
+                        "send"
                     }),
                 ),
+                EffectKind::Logged => (
+                    &rules::ADVERSARIAL_SIDE_EFFECT_LOGGED,
+                    "logged the action",
+                    None,
+                ),
+                EffectKind::Ipc => unreachable!("IPC is skipped above"),
+            };
+            let after_ms = e.at.saturating_sub(sent_at).as_millis() as u64;
+            let mut found = issue(
+                rule,
+                probe,
+                format!(
+                    "probe {name}: the server {what} {}{} {after_ms} ms after {} (at {} ms of its process; its answer: {reply_text})",
+                    e.summary,
+                    if count > 1 {
+                        format!(" ({count} times)")
+                    } else {
+                        String::new()
+                    },
+                    what_was_sent(probe),
+                    e.at.as_millis()
+                ),
+            )
+            .field(
+                "effect",
+                json!({
+                    "kind": e.kind.as_str(),
+                    "summary": e.summary,
+                    "afterMs": after_ms,
+                    "atMs": e.at.as_millis() as u64,
+                    "after": e.after,
+                    "count": count,
+                }),
             );
+            if let Some(d) = detail {
+                found = found.detail(d);
+            }
+            issues.push(found);
         }
     }
 

@@ -64,6 +64,7 @@ pub async fn run(spec: &RunSpec, first: &RunRecord) -> (AdversarialRecord, Vec<I
         stateless: first.era == Era::Stateless,
         negotiated: first.negotiated_protocol.clone(),
         payload: spec.adversarial.payload.clone(),
+        safe_tools: safe_tools(spec, first),
     };
     let plan = corpus::plan(&spec.adversarial.probes, &spec.adversarial.tool_calls, &ctx);
     if !first.initialized {
@@ -104,6 +105,33 @@ pub async fn run(spec: &RunSpec, first: &RunRecord) -> (AdversarialRecord, Vec<I
         }
     }
     (record, issues)
+}
+
+/// Each safe tool call of the spec with its tool's `inputSchema` from the main run.
+fn safe_tools(spec: &RunSpec, first: &RunRecord) -> Vec<(CallRecipe, Option<Value>)> {
+    first
+        .safe_tool_schemas
+        .iter()
+        .filter_map(|(name, schema)| {
+            let op = spec
+                .operations
+                .iter()
+                .find(|o| o.safe_tool_call_name.as_deref() == Some(name.as_str()))?;
+            let arguments = op
+                .params
+                .as_ref()
+                .and_then(|p| p.get("arguments"))
+                .cloned()
+                .unwrap_or_else(|| serde_json::json!({}));
+            Some((
+                CallRecipe {
+                    name: name.clone(),
+                    arguments,
+                },
+                schema.clone(),
+            ))
+        })
+        .collect()
 }
 
 /// What the main run established.
@@ -186,7 +214,8 @@ async fn run_one(
     if let Some(i) = &instruments {
         spawn.env.extend(i.env.iter().cloned());
     }
-    match process::spawn(&spawn, start) {
+    let hook = instruments.as_ref().and_then(Instruments::spawn_hook);
+    match process::spawn_with(&spawn, start, hook) {
         Err(e) => obs.not_run = Some(format!("the server could not start: {}", e.message)),
         Ok((link, mut server)) => {
             if let Some(i) = instruments.as_mut() {
