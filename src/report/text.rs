@@ -318,7 +318,7 @@ fn observers_text(rec: &crate::runtime::effects::EffectsRecord) -> String {
         .iter()
         .filter(|o| !o.ran)
         .map(|o| match &o.note {
-            Some(why) => format!("{}: {why}", o.name),
+            Some(why) => format!("{} ({why})", o.name),
             None => o.name.to_string(),
         })
         .collect();
@@ -331,7 +331,7 @@ fn observers_text(rec: &crate::runtime::effects::EffectsRecord) -> String {
         }
     );
     if !not.is_empty() {
-        out.push_str(&format!(" (not run: {})", not.join("; ")));
+        out.push_str(&format!("; not run: {}", not.join("; ")));
     }
     out
 }
