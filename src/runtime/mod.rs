@@ -504,7 +504,11 @@ async fn run_once(spec: &RunSpec, run: u32, discover: bool, ops: Ops) -> RunReco
         None => None,
     };
     if let Some(rec) = &effects
-        && let Some(issue) = checks::effects::unproven(&operations, &rec.effects)
+        && let Some(issue) = checks::effects::unproven(
+            &operations,
+            &rec.effects,
+            &effects::observers_that_ran(rec, true),
+        )
     {
         s.record(issue);
     }

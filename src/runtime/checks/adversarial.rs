@@ -922,6 +922,60 @@ mod tests {
     }
 
     #[test]
+    fn system_call_effects_are_one_finding_each_with_a_count_and_ipc_is_never_one() {
+        let e = |ms: u64, kind, summary: &str| Effect {
+            kind,
+            at: Duration::from_millis(ms),
+            phase: Phase::Adversarial,
+            after: "request tools/call #3".into(),
+            summary: summary.into(),
+            detail: json!({}),
+        };
+        let lookup =
+            "DNS lookup of api.example (A, AAAA) to 10.0.0.53:53/udp (refused by the guard)";
+        let mut o = obs();
+        o.effects = Some(vec![
+            e(110, EffectKind::Ipc, "connect unix /var/run/nscd/socket"),
+            e(120, EffectKind::Dns, lookup),
+            e(125, EffectKind::Dns, lookup),
+            e(130, EffectKind::Network, "connect tcp 127.0.0.1:8080"),
+            e(
+                140,
+                EffectKind::Exec,
+                "`ssh deploy@host uptime` (/usr/bin/ssh)",
+            ),
+        ]);
+        let v = judge(
+            &probe("invalid-params"),
+            &Observation {
+                reply: Some(RequestReply::Error {
+                    code: -32602,
+                    message: "bad".into(),
+                }),
+                ..o
+            },
+            &base(),
+        );
+        assert_eq!(
+            codes(&v),
+            [
+                "adversarial-side-effect-network",
+                "adversarial-side-effect-network",
+                "adversarial-side-effect-process"
+            ]
+        );
+        let details: Vec<Option<&str>> = v.issues.iter().map(|i| i.detail_code).collect();
+        assert_eq!(details, [Some("dns"), Some("connect"), Some("exec")]);
+        assert!(v.issues[0].message.contains("api.example (A, AAAA)"));
+        assert!(
+            v.issues[0].message.contains("(2 times)"),
+            "{}",
+            v.issues[0].message
+        );
+        assert_eq!(v.side_effects.len(), 4, "IPC is not a side effect");
+    }
+
+    #[test]
     fn effects_between_the_frame_and_stdin_close_are_side_effects() {
         let e = |ms: u64, kind| Effect {
             kind,

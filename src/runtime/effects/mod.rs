@@ -350,14 +350,20 @@ impl ObserverStatus {
     }
 }
 
-/// The observers that ran besides the system-call observer, in words (`the canary, the effects
-/// log`), or `no observer` when none did.
+/// The observers that ran besides the system-call observer, in words (`the canary proxy, the
+/// effects log`), or `no other observer` when none did.
 pub fn fallback_observers(rec: &EffectsRecord) -> String {
+    observers_that_ran(rec, false)
+}
+
+/// Every observer that ran, in words.
+pub fn observers_that_ran(rec: &EffectsRecord, with_syscalls: bool) -> String {
     let names: Vec<&str> = rec
         .observers
         .iter()
-        .filter(|o| o.ran && o.name != "syscalls")
+        .filter(|o| o.ran && (with_syscalls || o.name != "syscalls"))
         .map(|o| match o.name {
+            "syscalls" => "the system-call observer",
             "canary" => "the canary proxy",
             "effectsLog" => "the effects log",
             "processWatch" => "the process watch",
@@ -365,7 +371,11 @@ pub fn fallback_observers(rec: &EffectsRecord) -> String {
         })
         .collect();
     if names.is_empty() {
-        "no other observer".into()
+        if with_syscalls {
+            "no observer ran".into()
+        } else {
+            "no other observer".into()
+        }
     } else {
         names.join(", ")
     }
@@ -648,6 +658,20 @@ mod tests {
             r.update(index, "`node`".into(), json!({}));
         }
         assert_eq!((r.effects().len(), r.dropped()), (MAX_EFFECTS, 2));
+    }
+
+    #[test]
+    fn a_process_stays_hostile_once_it_was_sent_hostile_input() {
+        let r = Recorder::default();
+        r.tag(Phase::Initialize, "request initialize #1");
+        r.tag(Phase::Operation, "request tools/call #2");
+        assert!(!r.hostile(), "start-up and safe calls are never contained");
+        r.tag(Phase::Adversarial, "request ping #3");
+        r.tag(Phase::Shutdown, "stdin closed");
+        assert!(
+            r.hostile(),
+            "what a probe's frame set off is contained until the end"
+        );
     }
 
     #[test]
