@@ -166,6 +166,9 @@ pub struct RunArgs {
     /// With --effects: also point this variable at the canary (repeatable): NAME (value http://127.0.0.1:PORT) or NAME=TEMPLATE where {canary} stands for 127.0.0.1:PORT, e.g. API_URL=http://{canary}/v1.
     #[arg(long, value_name = "NAME[=TEMPLATE]")]
     pub effects_env: Vec<String>,
+    /// With --effects (implies it): what a network call the server makes while it handles hostile input gets from the system-call observer: contain (the default: refused with ECONNREFUSED, nothing leaves the machine) or observe (recorded and let through).
+    #[arg(long, value_name = "POLICY", value_parser = ["observe", "contain"])]
+    pub effects_policy: Option<String>,
     /// Run the server a second time in the other stdio buffering mode (PYTHONUNBUFFERED set or removed) and report pollution only one mode shows (on in `strict`).
     #[arg(long, overrides_with = "no_unbuffered_rerun")]
     pub unbuffered_rerun: bool,
@@ -604,6 +607,30 @@ pub(crate) mod tests {
         assert!(usage_error(&["--", "definitely-not-a-command-xyz"]).contains("command not found"));
         assert!(usage_error(&["--", "/"]).contains("is a directory"));
         assert!(usage_error(&["--cwd", "/nonexistent-dir-xyz", "--", "sh"]).contains("--cwd"));
+    }
+
+    #[test]
+    fn effects_policy_turns_the_proof_on_and_takes_observe_or_contain() {
+        use crate::runtime::effects::syscalls::Policy;
+        let policy = |args: &[&str]| {
+            run(args).unwrap().targets[0]
+                .spec
+                .effects
+                .clone()
+                .map(|e| e.policy)
+        };
+        assert_eq!(policy(&["--effects", "--", "sh"]), Some(Policy::Contain));
+        assert_eq!(
+            policy(&["--effects-policy", "observe", "--", "sh"]),
+            Some(Policy::Observe)
+        );
+        assert_eq!(
+            policy(&["--effects", "--effects-policy", "contain", "--", "sh"]),
+            Some(Policy::Contain)
+        );
+        assert!(
+            usage_error(&["--effects-policy", "allow", "--", "sh"]).contains("--effects-policy")
+        );
     }
 
     #[test]

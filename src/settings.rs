@@ -505,7 +505,10 @@ fn resolve_source(
     let adversarial = Adversarial {
         probes: adversarial_names(&adversarial_raw)?,
         tool_calls: cfg.adversarial_tool_calls.clone(),
-        effects: effects_spec(args.effects, &args.effects_env, cfg.effects.as_ref())?,
+        effects: effects_policy(
+            effects_spec(args.effects, &args.effects_env, cfg.effects.as_ref())?,
+            args.effects_policy.as_deref(),
+        ),
         unbuffered_rerun,
     };
 
@@ -905,6 +908,17 @@ fn recipe(call: &config::ToolCall) -> CallRecipe {
     }
 }
 
+/// `--effects-policy` over the config's `effects.policy`; the flag turns the proof on by itself.
+fn effects_policy(spec: Option<EffectsSpec>, flag: Option<&str>) -> Option<EffectsSpec> {
+    let Some(policy) = flag.and_then(crate::runtime::effects::syscalls::Policy::parse) else {
+        return spec;
+    };
+    Some(EffectsSpec {
+        policy,
+        ..spec.unwrap_or_default()
+    })
+}
+
 /// The no-effect proof's settings: `--effects`/`--effects-env`, else config `effects` (`true`,
 /// `false`, or `{"proxy", "log", "processWatch", "env"}` where `env` is a list of names or an
 /// object of name → template). `--effects-env` turns the proof on by itself.
@@ -935,6 +949,17 @@ fn effects_spec(
                     "proxy" => spec.proxy = want_bool(value)?,
                     "log" => spec.log = want_bool(value)?,
                     "processWatch" => spec.watch = want_bool(value)?,
+                    "syscalls" => spec.syscalls = want_bool(value)?,
+                    "policy" => {
+                        spec.policy = value
+                            .as_str()
+                            .and_then(crate::runtime::effects::syscalls::Policy::parse)
+                            .ok_or_else(|| {
+                                Failure::usage(format!(
+                                    "config \"effects.policy\" is {value}, expected \"observe\" or \"contain\""
+                                ))
+                            })?
+                    }
                     "env" => match value {
                         Value::Array(items) => {
                             for item in items {
@@ -964,7 +989,7 @@ fn effects_spec(
                     },
                     other => {
                         return Err(Failure::usage(format!(
-                            "config \"effects\" has an unknown key {other:?}: use enabled, proxy, log, processWatch or env"
+                            "config \"effects\" has an unknown key {other:?}: use enabled, proxy, log, processWatch, syscalls, policy or env"
                         )));
                     }
                 }
@@ -1053,5 +1078,17 @@ mod tests {
         ] {
             assert!(effects_spec(false, &[], Some(&bad)).is_err(), "{bad}");
         }
+        let spec = effects_spec(
+            false,
+            &[],
+            Some(&json!({"policy": "observe", "syscalls": false})),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            (spec.policy, spec.syscalls),
+            (crate::runtime::effects::syscalls::Policy::Observe, false)
+        );
+        assert!(effects_spec(false, &[], Some(&json!({"policy": "allow"}))).is_err());
     }
 }

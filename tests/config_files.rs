@@ -271,7 +271,16 @@ fn every_config_field_reaches_the_run() {
         .iter()
         .map(|p| p["name"].as_str().unwrap())
         .collect();
-    assert_eq!(probes, ["invalid-method", "tool-call:echo"]);
+    // The safe tool `echo` also gets the invalid arguments its inputSchema implies.
+    assert_eq!(
+        probes,
+        [
+            "invalid-method",
+            "invalid-arguments:echo:missing-text",
+            "invalid-arguments:echo:text-wrong-type",
+            "tool-call:echo"
+        ]
+    );
     assert_eq!(v["adversarial"]["status"], json!("pass"));
     assert_eq!(v["effects"]["enabled"], json!(true));
     assert_eq!(v["checks"]["effects"]["status"], json!("pass"));

@@ -146,11 +146,23 @@ rules! {
         code: "adversarial-side-effect-process",
         class: Class::McpProtocol,
         check: Check::Effects,
+        detail_codes: &["exec", "watched"],
         summary: "The server started a process while handling a rejected frame.",
-        what: "With `--effects`, the guard watches the server's descendants (Linux `/proc`, every process carrying the run's marker) and saw a new one, with its argv, after a probe's frame was sent and before the guard closed stdin.",
+        what: "With `--effects`, a program was started after a probe's frame was sent and before the guard closed stdin. Detail `exec`: the system-call observer (Linux seccomp) trapped the `execve` itself — the full argv and the resolved program, however briefly it lived. Detail `watched`: the polled process watch (where the system-call observer cannot run) saw a new descendant with its argv.",
         why: "A helper such as `ssh`, `curl` or `git` started for a request that was rejected means the rejection came after the action: the boundary leaked.",
-        example: "probe `tool-call:ssh-run` → process `ssh -o BatchMode=yes deploy@host uptime` 8 ms after the rejected call",
+        example: "probe `invalid-arguments:ssh-run:missing-host` → exec `ssh -o BatchMode=yes deploy@host uptime` (/usr/bin/ssh) 8 ms after the rejected call",
         fix: "Run helpers only from the executor, after validation and authorization of the whole request. Never start a process to find out whether a request is valid.",
+    }
+    ADVERSARIAL_SIDE_EFFECT_NETWORK {
+        code: "adversarial-side-effect-network",
+        class: Class::McpProtocol,
+        check: Check::Effects,
+        detail_codes: &["dns", "connect", "send"],
+        summary: "The server looked up a name or opened a network connection while handling a rejected frame.",
+        what: "With `--effects`, the system-call observer (Linux seccomp) trapped a network call of the server or one of its processes after a probe's frame was sent and before the guard closed stdin. Detail `dns`: traffic to port 53 — the message names the question (`api.example.com (A, AAAA)`) when the resolver's payload was seen, else the name server's address. Detail `connect`: a `connect` to an IP address (TCP, or a UDP socket's peer). Detail `send`: a datagram sent to an address. Under `--effects-policy contain` (the default) the call was refused with `ECONNREFUSED` and nothing left the machine; under `observe` it went through. Unix sockets are local IPC and never reported here; connections to the canary are reported as `adversarial-side-effect-http`.",
+        why: "A name lookup is the first packet of every outgoing request: a handler that resolves its upstream before validation has finished has already started to act on input it then rejects. This is seen whatever HTTP client the server uses — Node's `fetch`, raw sockets, Java's HttpClient — with no proxy or log to cooperate.",
+        example: "probe `invalid-arguments:deploy-preview:target-wrong-type` → DNS lookup of api.deploy.invalid (A, AAAA) to 10.0.0.53:53/udp; refused by the guard, 3 ms after the rejected call",
+        fix: "Validate and authorize the complete request before building any outgoing request or resolving its host: the executor must only accept a fully typed, authorized action. Re-run with `--effects` to prove it.",
     }
     ADVERSARIAL_SIDE_EFFECT_LOGGED {
         code: "adversarial-side-effect-logged",
@@ -168,10 +180,21 @@ rules! {
         check: Check::Effects,
         severity: Severity::Note,
         summary: "No safe tool call produced an observable effect: \"no effect during probes\" proves little.",
-        what: "With `--effects` and at least one configured safe tool call, none of the calls produced an effect the guard could observe (canary connection, new process, effects-log line).",
+        what: "With `--effects` and at least one configured safe tool call, none of the calls produced an effect any observer that ran could see (a trapped network call or exec, a canary connection, a new process, an effects-log line). The message lists the observers that ran.",
         why: "Zero effects during hostile input is only evidence if the same recorder sees the effects of a legitimate call; otherwise the server may simply act through a channel the guard does not watch.",
-        example: "a server that calls its API through a client that ignores `HTTP_PROXY` (Node 20's `fetch`) and writes no effects log",
-        fix: "Point the API base URL of the server at the canary with `--effects-env NAME` (or config `effects.env`), or adopt the `MCP_STDIO_GUARD_EFFECTS` log contract in the executor.",
+        example: "on macOS (no system-call observer), a server that calls its API through a client that ignores `HTTP_PROXY` (Node 20's `fetch`) and writes no effects log",
+        fix: "Check that the safe tool calls really act (a call that only reads local state has nothing to observe). Where the system-call observer cannot run, point the API base URL of the server at the canary with `--effects-env NAME` (or config `effects.env`), or adopt the `MCP_STDIO_GUARD_EFFECTS` log contract in the executor.",
+    }
+    EFFECTS_SYSCALL_OBSERVER_UNAVAILABLE {
+        code: "effects-syscall-observer-unavailable",
+        class: Class::McpProtocol,
+        check: Check::Effects,
+        severity: Severity::Warning,
+        summary: "The system-call observer could not run: effects were observed only through the cooperative channels.",
+        what: "`--effects` asks for the system-call observer (a seccomp filter with user notification, Linux 5.5+, x86-64 or aarch64), and it could not be installed for the main run's server: the message says why (not Linux, an old kernel, a container policy that forbids seccomp, a setuid or file-capability program that no_new_privs would strip, the guard itself running under another seccomp supervisor, or `MCP_STDIO_GUARD_NO_SYSCALL_OBSERVER`). The canary proxy, the effects log and the process watch still ran; `effects.observers` in the JSON report lists each.",
+        why: "The canary sees only clients that honour the proxy variables, the log only servers that write it, and the process watch polls every 10 ms: a server whose client ignores `HTTP_PROXY` (Node 20's `fetch`), or whose helper lives 2 ms, can act unseen. Zero effects is weaker evidence without the system-call layer.",
+        example: "a Docker container whose seccomp profile rejects nested filters: `a security policy forbids seccomp filters here (a container profile?): Operation not permitted`",
+        fix: "Run the guard on Linux 5.5+ where seccomp filters are allowed (Docker: `--security-opt seccomp=unconfined` for the CI job, or a profile that allows `seccomp`), or turn the observer off deliberately with config `effects.syscalls: false` and point the server at the canary (`--effects-env`).",
     }
     EFFECTS_UNAVAILABLE {
         code: "effects-unavailable",

@@ -295,7 +295,16 @@ fn effects_value(run: &RunRecord) -> Value {
             "canary": rec.canary,
             "log": rec.logged,
             "processWatch": rec.watched,
+            "syscalls": rec.observers.iter().any(|o| o.name == "syscalls" && o.ran),
         },
+        // Which observers ran, and why the others did not.
+        "observers": rec.observers.iter().map(|o| {
+            let mut v = json!({"name": o.name, "ran": o.ran});
+            if let Some(note) = &o.note {
+                v[if o.ran { "note" } else { "reason" }] = Value::from(note.as_str());
+            }
+            v
+        }).collect::<Vec<_>>(),
         "observed": rec.effects.len() as u64 + rec.dropped,
         "byPhase": by_phase,
         // The first 200 (a launcher can start hundreds of processes); `eventsOmitted` counts the rest.

@@ -276,11 +276,7 @@ fn effects_text(out: &mut String, run: &RunRecord) {
         } else {
             format!(" ({})", by_phase.join(", "))
         },
-        if rec.watched {
-            ""
-        } else {
-            "; process watch unavailable"
-        }
+        observers_text(rec)
     );
     for op in &run.operations {
         let mine = crate::runtime::checks::effects::of_operation(op, &rec.effects);
@@ -307,6 +303,37 @@ fn effects_text(out: &mut String, run: &RunRecord) {
             }
         );
     }
+}
+
+/// `; observers: syscalls, canary, effects log (not run: process watch)`.
+fn observers_text(rec: &crate::runtime::effects::EffectsRecord) -> String {
+    let ran: Vec<&str> = rec
+        .observers
+        .iter()
+        .filter(|o| o.ran)
+        .map(|o| o.name)
+        .collect();
+    let not: Vec<String> = rec
+        .observers
+        .iter()
+        .filter(|o| !o.ran)
+        .map(|o| match &o.note {
+            Some(why) => format!("{} ({why})", o.name),
+            None => o.name.to_string(),
+        })
+        .collect();
+    let mut out = format!(
+        "; observers: {}",
+        if ran.is_empty() {
+            "none".into()
+        } else {
+            ran.join(", ")
+        }
+    );
+    if !not.is_empty() {
+        out.push_str(&format!("; not run: {}", not.join("; ")));
+    }
+    out
 }
 
 /// One line per adversarial probe.

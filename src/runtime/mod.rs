@@ -288,7 +288,7 @@ async fn run_once(
         Some(i) => {
             let mut spawn = spec.spawn.clone();
             spawn.env.extend(i.env.iter().cloned());
-            process::spawn(&spawn, start)
+            process::spawn_with(&spawn, start, i.spawn_hook())
         }
         None => process::spawn(&spec.spawn, start),
     };
@@ -340,6 +340,7 @@ async fn run_once(
                 capability_probes: spec.probes.capabilities,
                 capability_checks: probes::lists::unprobed(&Value::Null).checks,
                 tool_schema: None,
+                safe_tool_schemas: Vec::new(),
                 operations: skipped(&spec.operations),
                 frames: 0,
                 invalid_frames: 0,
@@ -430,6 +431,12 @@ async fn run_once(
         probes::lists::unprobed(&capabilities)
     };
     let mut tool_schema = lists.tool_schema.clone();
+    let safe_tool_schemas = probes::invalid_args::safe_tool_schemas(
+        spec.operations
+            .iter()
+            .filter_map(|op| op.safe_tool_call_name.as_deref()),
+        lists.tools.as_deref(),
+    );
     let run_ops = !(ops == Ops::DeferIfStateless && era == Era::Stateless);
     let operations = if hs.ok && run_ops {
         let mut policy = Policy {
@@ -506,12 +513,25 @@ async fn run_once(
                     format!("the no-effect proof is incomplete: {problem}"),
                 ));
             }
+            if let Some(why) = &rec.syscalls_unavailable {
+                s.record(Issue::new(
+                    &adversarial_rules::EFFECTS_SYSCALL_OBSERVER_UNAVAILABLE,
+                    format!(
+                        "the system-call observer did not run ({why}); effects were observed through {}",
+                        effects::fallback_observers(&rec)
+                    ),
+                ));
+            }
             Some(rec)
         }
         None => None,
     };
     if let Some(rec) = &effects
-        && let Some(issue) = checks::effects::unproven(&operations, &rec.effects)
+        && let Some(issue) = checks::effects::unproven(
+            &operations,
+            &rec.effects,
+            &effects::observers_that_ran(rec, true),
+        )
     {
         s.record(issue);
     }
@@ -605,6 +625,7 @@ async fn run_once(
         capability_probes: spec.probes.capabilities,
         capability_checks: lists.checks,
         tool_schema,
+        safe_tool_schemas,
         operations,
         frames: stats.frames,
         invalid_frames: stats.invalid_frames,

@@ -277,6 +277,9 @@ pub struct RunRecord {
     pub capability_checks: Vec<CapabilityCheck>,
     /// The `toolSchema` summary when a tools list was checked.
     pub tool_schema: Option<ToolSummary>,
+    /// The `inputSchema` of each safe tool call's tool, from `tools/list` (`None`: not listed):
+    /// what the invalid-arguments probes are derived from.
+    pub safe_tool_schemas: Vec<(String, Option<Value>)>,
     pub operations: Vec<OperationRecord>,
     pub frames: u64,
     pub invalid_frames: u64,

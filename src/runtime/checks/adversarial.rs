@@ -598,47 +598,94 @@ pub fn judge(probe: &Probe, obs: &Observation, base: &Baseline) -> Verdict {
     let mut side_effects = Vec::new();
     let reply_text = reply_words.join(", ");
     if let Some(effects) = &obs.effects {
+        // One finding per distinct effect (a resolver retries the same lookup), with a count.
+        let mut distinct: Vec<(&Effect, usize)> = Vec::new();
         for e in effects {
             let attributed = e.at >= sent_at
                 && in_window(e.at)
                 && (eof_probe || closed_by_guard.is_none_or(|c| e.at < c));
-            if !attributed {
+            // Local IPC (nscd, journald, a D-Bus socket) is not an action on the world.
+            if !attributed || !e.kind.is_action() {
                 continue;
             }
             side_effects.push(e.clone());
-            let (rule, what) = match e.kind {
+            match distinct
+                .iter_mut()
+                .find(|(d, _)| d.kind == e.kind && d.summary == e.summary)
+            {
+                Some((_, n)) => *n += 1,
+                None => distinct.push((e, 1)),
+            }
+        }
+        for (e, count) in distinct {
+            let (rule, what, detail) = match e.kind {
                 EffectKind::Http => (
                     &rules::ADVERSARIAL_SIDE_EFFECT_HTTP,
                     "made an HTTP request to the canary:",
+                    None,
                 ),
                 EffectKind::Process => (
                     &rules::ADVERSARIAL_SIDE_EFFECT_PROCESS,
                     "started the process",
+                    Some("watched"),
                 ),
-                EffectKind::Logged => (&rules::ADVERSARIAL_SIDE_EFFECT_LOGGED, "logged the action"),
-            };
-            let after_ms = e.at.saturating_sub(sent_at).as_millis() as u64;
-            issues.push(
-                issue(
-                    rule,
-                    probe,
-                    format!(
-                        "probe {name}: the server {what} {} {after_ms} ms after {} (its answer: {reply_text})",
-                        e.summary,
-                        what_was_sent(probe)
-                    ),
-                )
-                .field(
-                    "effect",
-                    json!({
-                        "kind": e.kind.as_str(),
-                        "summary": e.summary,
-                        "afterMs": after_ms,
-                        "atMs": e.at.as_millis() as u64,
-                        "after": e.after,
+                EffectKind::Exec => (
+                    &rules::ADVERSARIAL_SIDE_EFFECT_PROCESS,
+                    "started the program",
+                    Some("exec"),
+                ),
+                EffectKind::Dns => (
+                    &rules::ADVERSARIAL_SIDE_EFFECT_NETWORK,
+                    "made a",
+                    Some("dns"),
+                ),
+                EffectKind::Network => (
+                    &rules::ADVERSARIAL_SIDE_EFFECT_NETWORK,
+                    "made the network call",
+                    Some(if e.summary.starts_with("connect") {
+                        "connect"
+                    } else {
+                        "send"
                     }),
                 ),
+                EffectKind::Logged => (
+                    &rules::ADVERSARIAL_SIDE_EFFECT_LOGGED,
+                    "logged the action",
+                    None,
+                ),
+                EffectKind::Ipc => unreachable!("IPC is skipped above"),
+            };
+            let after_ms = e.at.saturating_sub(sent_at).as_millis() as u64;
+            let mut found = issue(
+                rule,
+                probe,
+                format!(
+                    "probe {name}: the server {what} {}{} {after_ms} ms after {} (at {} ms of its process; its answer: {reply_text})",
+                    e.summary,
+                    if count > 1 {
+                        format!(" ({count} times)")
+                    } else {
+                        String::new()
+                    },
+                    what_was_sent(probe),
+                    e.at.as_millis()
+                ),
+            )
+            .field(
+                "effect",
+                json!({
+                    "kind": e.kind.as_str(),
+                    "summary": e.summary,
+                    "afterMs": after_ms,
+                    "atMs": e.at.as_millis() as u64,
+                    "after": e.after,
+                    "count": count,
+                }),
             );
+            if let Some(d) = detail {
+                found = found.detail(d);
+            }
+            issues.push(found);
         }
     }
 
@@ -869,6 +916,60 @@ mod tests {
         let v = judge(&probe("malformed-json"), &o, &b);
         assert_eq!(codes(&v), ["adversarial-probe-invalid-stdout"]);
         assert_eq!(v.issues[0].fields["stdoutCode"], "stdout-non-json");
+    }
+
+    #[test]
+    fn system_call_effects_are_one_finding_each_with_a_count_and_ipc_is_never_one() {
+        let e = |ms: u64, kind, summary: &str| Effect {
+            kind,
+            at: Duration::from_millis(ms),
+            phase: Phase::Adversarial,
+            after: "request tools/call #3".into(),
+            summary: summary.into(),
+            detail: json!({}),
+        };
+        let lookup =
+            "DNS lookup of api.example (A, AAAA) to 10.0.0.53:53/udp (refused by the guard)";
+        let mut o = obs();
+        o.effects = Some(vec![
+            e(110, EffectKind::Ipc, "connect unix /var/run/nscd/socket"),
+            e(120, EffectKind::Dns, lookup),
+            e(125, EffectKind::Dns, lookup),
+            e(130, EffectKind::Network, "connect tcp 127.0.0.1:8080"),
+            e(
+                140,
+                EffectKind::Exec,
+                "`ssh deploy@host uptime` (/usr/bin/ssh)",
+            ),
+        ]);
+        let v = judge(
+            &probe("invalid-params"),
+            &Observation {
+                reply: Some(RequestReply::Error {
+                    code: -32602,
+                    message: "bad".into(),
+                }),
+                ..o
+            },
+            &base(),
+        );
+        assert_eq!(
+            codes(&v),
+            [
+                "adversarial-side-effect-network",
+                "adversarial-side-effect-network",
+                "adversarial-side-effect-process"
+            ]
+        );
+        let details: Vec<Option<&str>> = v.issues.iter().map(|i| i.detail_code).collect();
+        assert_eq!(details, [Some("dns"), Some("connect"), Some("exec")]);
+        assert!(v.issues[0].message.contains("api.example (A, AAAA)"));
+        assert!(
+            v.issues[0].message.contains("(2 times)"),
+            "{}",
+            v.issues[0].message
+        );
+        assert_eq!(v.side_effects.len(), 4, "IPC is not a side effect");
     }
 
     #[test]

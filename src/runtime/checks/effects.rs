@@ -19,7 +19,8 @@ pub fn of_operation<'a>(op: &OperationRecord, effects: &'a [Effect]) -> Vec<&'a 
 
 /// A note when safe tool calls succeeded and none of them produced an observable effect: the
 /// absence of effects under hostile input then proves little.
-pub fn unproven(ops: &[OperationRecord], effects: &[Effect]) -> Option<Issue> {
+/// `observers` names the observers that ran (`the system-call observer, the canary proxy`).
+pub fn unproven(ops: &[OperationRecord], effects: &[Effect], observers: &str) -> Option<Issue> {
     let calls: Vec<&OperationRecord> = ops
         .iter()
         .filter(|o| o.source == "safe-tool-call" && o.status == OperationStatus::Responded)
@@ -35,7 +36,7 @@ pub fn unproven(ops: &[OperationRecord], effects: &[Effect]) -> Option<Issue> {
         Issue::new(
             &rules::EFFECTS_RECORDER_UNPROVEN,
             format!(
-                "the safe tool call(s) {} produced no effect the guard could observe (canary, process watch, effects log): zero effects under hostile input is not evidence by itself",
+                "the safe tool call(s) {} produced no effect the guard could observe ({observers}): zero effects under hostile input is not evidence by itself",
                 names.join(", ")
             ),
         )

@@ -61,6 +61,11 @@ impl Canary {
         })
     }
 
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
     /// `127.0.0.1:PORT`.
     pub fn authority(&self) -> String {
         self.addr.to_string()

@@ -1,8 +1,13 @@
 //! The no-effect proof: instruments that observe what a server *does*, not what it answers.
 //!
-//! For one server process (`--effects`), the guard sets up three independent observers before it
+//! For one server process (`--effects`), the guard sets up independent observers before it
 //! spawns the process and stops them after the shutdown ladder:
 //!
+//! - the **system-call observer** ([`syscalls`], Linux): a seccomp filter inherited by every
+//!   process of the run hands the guard each `connect`, send to an address, DNS question and
+//!   `execve` before it happens; under policy `contain` a network call made while the process
+//!   handles hostile input is refused. It needs no cooperation from the server; where it cannot
+//!   run, the report says why and the others still do;
 //! - a loopback **canary** ([`canary`]): an HTTP(S) proxy on 127.0.0.1, exported through
 //!   `HTTP_PROXY`/`HTTPS_PROXY`/`ALL_PROXY` (both cases), `NODE_USE_ENV_PROXY=1`, and any env names
 //!   the user lists (an API base URL pointed at the canary). Every connection is recorded and
@@ -10,14 +15,17 @@
 //! - the **effects log** ([`log`]): the guard exports `MCP_STDIO_GUARD_EFFECTS`, a file path; a
 //!   server whose executor follows the recorder pattern appends one JSON line per action;
 //! - a **process watch** ([`watch`]): new descendants of the server, with their argv (Linux
-//!   `/proc`, polled; elsewhere unavailable).
+//!   `/proc`, polled; Windows: the job). Not needed (and off) while the system-call observer
+//!   sees every exec.
 //!
 //! Every effect is stamped with the time it was observed and with the [`Recorder`]'s tag: the
 //! phase of the session and the last message the guard sent. The session updates the tag on each
 //! send, so an effect is attributed to the request (or hostile frame) that preceded it.
 
 pub mod canary;
+pub mod dns;
 pub mod log;
+pub mod syscalls;
 pub mod watch;
 
 use crate::issue::Phase;
@@ -59,6 +67,10 @@ pub struct EffectsSpec {
     pub log: bool,
     /// Watch new descendant processes.
     pub watch: bool,
+    /// Observe system calls (Linux seccomp user notification).
+    pub syscalls: bool,
+    /// What a network call made during hostile input gets (`--effects-policy`).
+    pub policy: syscalls::Policy,
     /// Extra variables pointed at the canary: the name and an optional template in which
     /// `{canary}` stands for `127.0.0.1:PORT` (default `http://{canary}`).
     pub env: Vec<(String, Option<String>)>,
@@ -70,6 +82,8 @@ impl Default for EffectsSpec {
             proxy: true,
             log: true,
             watch: true,
+            syscalls: true,
+            policy: syscalls::Policy::default(),
             env: Vec::new(),
         }
     }
@@ -96,10 +110,18 @@ impl EffectsSpec {
 pub enum EffectKind {
     /// A connection to the canary.
     Http,
-    /// A new descendant process.
+    /// A new descendant process (the process watch).
     Process,
     /// A line of the effects log.
     Logged,
+    /// A `connect` or a send to an IP address (the system-call observer).
+    Network,
+    /// Traffic to port 53: a name lookup, with its question when it was seen.
+    Dns,
+    /// An `execve`: a program started, with its argv.
+    Exec,
+    /// A Unix socket: local IPC, listed but never a network effect.
+    Ipc,
 }
 
 impl EffectKind {
@@ -108,7 +130,16 @@ impl EffectKind {
             EffectKind::Http => "http",
             EffectKind::Process => "process",
             EffectKind::Logged => "logged",
+            EffectKind::Network => "network",
+            EffectKind::Dns => "dns",
+            EffectKind::Exec => "exec",
+            EffectKind::Ipc => "ipc",
         }
+    }
+
+    /// Whether the effect acts outside the machine or starts a program (IPC does neither).
+    pub fn is_action(self) -> bool {
+        self != EffectKind::Ipc
     }
 }
 
@@ -132,6 +163,9 @@ pub struct Effect {
 struct State {
     phase: Phase,
     after: String,
+    /// The process has been sent hostile input (a tag in phase `adversarial`): from then on
+    /// `contain` refuses its network calls.
+    hostile: bool,
     effects: Vec<Effect>,
     dropped: u64,
 }
@@ -169,6 +203,7 @@ impl Recorder {
             state: Arc::new(Mutex::new(State {
                 phase: Phase::Startup,
                 after: "spawn".into(),
+                hostile: false,
                 effects: Vec::new(),
                 dropped: 0,
             })),
@@ -201,7 +236,23 @@ impl Recorder {
         self.flush();
         let mut st = self.lock();
         st.phase = phase;
+        st.hostile |= phase == Phase::Adversarial;
         st.after = after.into();
+    }
+
+    /// Whether the process has been sent hostile input.
+    pub fn hostile(&self) -> bool {
+        self.lock().hostile
+    }
+
+    /// The time since the run started (an effect's `at`).
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// One effect recorded earlier, by the index `push` returned.
+    pub fn effect(&self, index: usize) -> Option<Effect> {
+        self.lock().effects.get(index).cloned()
     }
 
     /// The current tag.
@@ -276,6 +327,58 @@ pub struct EffectsRecord {
     pub logged: bool,
     /// Whether descendant processes were watched (Linux only).
     pub watched: bool,
+    /// Every observer asked for, and whether it ran (`effects.observers`).
+    pub observers: Vec<ObserverStatus>,
+    /// Why the system-call observer was asked for and did not run
+    /// (`effects-syscall-observer-unavailable`).
+    pub syscalls_unavailable: Option<String>,
+}
+
+/// One observer of the no-effect proof, as the report lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObserverStatus {
+    /// `syscalls`, `canary`, `effectsLog`, `processWatch`.
+    pub name: &'static str,
+    pub ran: bool,
+    /// Why it did not run; or what it did.
+    pub note: Option<String>,
+}
+
+impl ObserverStatus {
+    fn new(name: &'static str, ran: bool, note: Option<String>) -> ObserverStatus {
+        ObserverStatus { name, ran, note }
+    }
+}
+
+/// The observers that ran besides the system-call observer, in words (`the canary proxy, the
+/// effects log`), or `no other observer` when none did.
+pub fn fallback_observers(rec: &EffectsRecord) -> String {
+    observers_that_ran(rec, false)
+}
+
+/// Every observer that ran, in words.
+pub fn observers_that_ran(rec: &EffectsRecord, with_syscalls: bool) -> String {
+    let names: Vec<&str> = rec
+        .observers
+        .iter()
+        .filter(|o| o.ran && (with_syscalls || o.name != "syscalls"))
+        .map(|o| match o.name {
+            "syscalls" => "the system-call observer",
+            "canary" => "the canary proxy",
+            "effectsLog" => "the effects log",
+            "processWatch" => "the process watch",
+            other => other,
+        })
+        .collect();
+    if names.is_empty() {
+        if with_syscalls {
+            "no observer ran".into()
+        } else {
+            "no other observer".into()
+        }
+    } else {
+        names.join(", ")
+    }
 }
 
 /// The instruments of one server process.
@@ -285,6 +388,11 @@ pub struct Instruments {
     pub env: Vec<(OsString, OsString)>,
     canary: Option<canary::Canary>,
     log: Option<log::EffectsLog>,
+    /// The system-call observer, until the spawn says whether its filter is on.
+    syscalls: Option<syscalls::Observer>,
+    /// Why the system-call observer is not there, when it was asked for.
+    syscalls_problem: Option<String>,
+    spec: EffectsSpec,
     has_canary: bool,
     has_log: bool,
     watch: bool,
@@ -344,9 +452,29 @@ impl Instruments {
         } else {
             None
         };
+        let (syscalls, syscalls_problem) = if spec.syscalls {
+            match syscalls::unavailable() {
+                Some(why) => (None, Some(why)),
+                None => {
+                    let canary_addr = canary.as_ref().map(|c| c.addr());
+                    match syscalls::Observer::start(recorder.clone(), spec.policy, canary_addr) {
+                        Ok(o) => (Some(o), None),
+                        Err(e) => (
+                            None,
+                            Some(format!("the supervisor thread could not start: {e}")),
+                        ),
+                    }
+                }
+            }
+        } else {
+            (None, None)
+        };
         Instruments {
             recorder,
             env,
+            syscalls,
+            syscalls_problem,
+            spec: spec.clone(),
             has_canary: canary.is_some(),
             has_log: log.is_some(),
             canary,
@@ -359,8 +487,19 @@ impl Instruments {
         }
     }
 
+    /// What must run on the thread that spawns the server (the system-call observer's filter).
+    pub fn spawn_hook(&self) -> Option<&dyn crate::runtime::process::SpawnHook> {
+        self.syscalls
+            .as_ref()
+            .map(|o| o as &dyn crate::runtime::process::SpawnHook)
+    }
+
     /// Starts polling the process tree of the spawned server and the effects log.
     pub fn attach(&mut self, pid: u32, marker: &str) {
+        // Every exec is seen at the system call: the polled watch would only see them again.
+        if self.syscalls.as_ref().is_some_and(|o| o.installed()) {
+            self.watch = false;
+        }
         {
             let mut obs = self
                 .recorder
@@ -411,6 +550,83 @@ impl Instruments {
         if let Some(c) = self.canary.take() {
             c.stop().await;
         }
+        // Joins a thread told to stop: it never waits on the server, so this is immediate.
+        let summary = self.syscalls.take().map(|o| o.finish());
+        let mut syscalls_unavailable = self.syscalls_problem.take();
+        let syscall_status = match summary {
+            Some(s) => match s.status {
+                syscalls::Status::Installed => ObserverStatus::new(
+                    "syscalls",
+                    true,
+                    Some(format!(
+                        "policy {}: {} calls trapped, {} refused",
+                        self.spec.policy.as_str(),
+                        s.trapped,
+                        s.contained
+                    )),
+                ),
+                syscalls::Status::Failed(why) => {
+                    syscalls_unavailable = Some(why.clone());
+                    ObserverStatus::new("syscalls", false, Some(why))
+                }
+                syscalls::Status::Pending => ObserverStatus::new(
+                    "syscalls",
+                    false,
+                    Some("the server was not started".into()),
+                ),
+            },
+            None => ObserverStatus::new(
+                "syscalls",
+                false,
+                Some(
+                    syscalls_unavailable
+                        .clone()
+                        .unwrap_or_else(|| "off (config effects.syscalls: false)".into()),
+                ),
+            ),
+        };
+        let off = |what: &str| Some(format!("off (config effects.{what}: false)"));
+        let observers = vec![
+            syscall_status,
+            ObserverStatus::new(
+                "canary",
+                self.has_canary,
+                if self.has_canary {
+                    None
+                } else if self.spec.proxy || !self.spec.env.is_empty() {
+                    Some("could not listen on 127.0.0.1".into())
+                } else {
+                    off("proxy")
+                },
+            ),
+            ObserverStatus::new(
+                "effectsLog",
+                self.has_log,
+                if self.has_log {
+                    None
+                } else if self.spec.log {
+                    Some("could not be created".into())
+                } else {
+                    off("log")
+                },
+            ),
+            ObserverStatus::new(
+                "processWatch",
+                self.watched,
+                if self.watched {
+                    Some(
+                        "/proc polled every 10 ms: a process shorter than that can be missed"
+                            .into(),
+                    )
+                } else if !self.spec.watch {
+                    off("processWatch")
+                } else if watch::available() {
+                    Some("not needed: the system-call observer sees every exec".into())
+                } else {
+                    Some("unavailable on this platform".into())
+                },
+            ),
+        ];
         EffectsRecord {
             effects: self.recorder.effects(),
             dropped: self.recorder.dropped(),
@@ -418,6 +634,8 @@ impl Instruments {
             canary: self.has_canary,
             logged: self.has_log,
             watched: self.watched,
+            observers,
+            syscalls_unavailable,
         }
     }
 }
@@ -440,6 +658,20 @@ mod tests {
             r.update(index, "`node`".into(), json!({}));
         }
         assert_eq!((r.effects().len(), r.dropped()), (MAX_EFFECTS, 2));
+    }
+
+    #[test]
+    fn a_process_stays_hostile_once_it_was_sent_hostile_input() {
+        let r = Recorder::default();
+        r.tag(Phase::Initialize, "request initialize #1");
+        r.tag(Phase::Operation, "request tools/call #2");
+        assert!(!r.hostile(), "start-up and safe calls are never contained");
+        r.tag(Phase::Adversarial, "request ping #3");
+        r.tag(Phase::Shutdown, "stdin closed");
+        assert!(
+            r.hostile(),
+            "what a probe's frame set off is contained until the end"
+        );
     }
 
     #[test]

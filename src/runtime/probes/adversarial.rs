@@ -70,6 +70,7 @@ pub async fn run(spec: &RunSpec, first: &RunRecord) -> (AdversarialRecord, Vec<I
         stateless: first.era == Era::Stateless,
         negotiated: first.negotiated_protocol.clone(),
         payload: spec.adversarial.payload.clone(),
+        safe_tools: safe_tools(spec, first),
     };
     let plan = corpus::plan(&spec.adversarial.probes, &spec.adversarial.tool_calls, &ctx);
     if !first.initialized {
@@ -122,6 +123,33 @@ pub async fn run(spec: &RunSpec, first: &RunRecord) -> (AdversarialRecord, Vec<I
 
 /// The environment switch that gives every probe a process of its own (tests).
 pub const ALONE_ENV: &str = "MCP_GUARD_PROBES_ALONE";
+
+/// Each safe tool call of the spec with its tool's `inputSchema` from the main run.
+fn safe_tools(spec: &RunSpec, first: &RunRecord) -> Vec<(CallRecipe, Option<Value>)> {
+    first
+        .safe_tool_schemas
+        .iter()
+        .filter_map(|(name, schema)| {
+            let op = spec
+                .operations
+                .iter()
+                .find(|o| o.safe_tool_call_name.as_deref() == Some(name.as_str()))?;
+            let arguments = op
+                .params
+                .as_ref()
+                .and_then(|p| p.get("arguments"))
+                .cloned()
+                .unwrap_or_else(|| serde_json::json!({}));
+            Some((
+                CallRecipe {
+                    name: name.clone(),
+                    arguments,
+                },
+                schema.clone(),
+            ))
+        })
+        .collect()
+}
 
 /// What the main run established.
 fn baseline(first: &RunRecord) -> Baseline {
@@ -321,7 +349,8 @@ async fn start_process(spec: &RunSpec, ctx: &Context) -> Result<ProbeProcess, St
     if let Some(i) = &instruments {
         spawn.env.extend(i.env.iter().cloned());
     }
-    let (link, server) = match process::spawn(&spawn, start) {
+    let hook = instruments.as_ref().and_then(Instruments::spawn_hook);
+    let (link, server) = match process::spawn_with(&spawn, start, hook) {
         Ok(pair) => pair,
         Err(e) => {
             if let Some(i) = instruments.take() {

@@ -33,6 +33,9 @@ pub const NAMES: [&str; 14] = [
 
 /// The prefix of the probes made from config `adversarialToolCalls`.
 pub const TOOL_CALL_PREFIX: &str = "tool-call:";
+/// The prefix of the probes derived from a safe tool's `inputSchema`
+/// (`invalid-arguments:<tool>:<mutation>`).
+pub const INVALID_ARGUMENTS_PREFIX: &str = "invalid-arguments:";
 
 /// The size of the `oversized-line` frame: past the 64 KiB and 1 MiB line limits of common
 /// readers (asyncio, `bufio.Scanner` as configured by many servers), under the guard's own 4 MiB
@@ -55,6 +58,8 @@ pub enum Origin {
     Framing,
     /// Config `adversarialToolCalls`.
     ToolCall,
+    /// Derived from a safe tool's `inputSchema` (`probes/invalid_args.rs`).
+    InvalidArguments,
 }
 
 impl Origin {
@@ -63,6 +68,7 @@ impl Origin {
             Origin::Reference => "reference",
             Origin::Framing => "framing",
             Origin::ToolCall => "tool-call",
+            Origin::InvalidArguments => "invalid-arguments",
         }
     }
 }
@@ -120,6 +126,9 @@ pub struct Context {
     pub negotiated: Option<String>,
     /// The first safe tool call, carried by frames a lenient reader could execute.
     pub payload: Option<CallRecipe>,
+    /// Each safe tool call (its valid arguments) and its tool's `inputSchema` from the main
+    /// run's `tools/list`: the invalid-arguments probes.
+    pub safe_tools: Vec<(CallRecipe, Option<Value>)>,
 }
 
 impl Context {
@@ -449,10 +458,44 @@ pub fn tool_call(call: &CallRecipe, name: String, ctx: &Context) -> Probe {
     }
 }
 
-/// The probes to run: the built-in names asked for, then one per adversarial tool call
-/// (`tool-call:<name>`, numbered when a name repeats).
+/// The invalid-arguments probes of one safe tool: one per mutation of its `inputSchema`
+/// (none, and one skipped probe saying why, when the server does not list the tool).
+pub fn invalid_arguments(call: &CallRecipe, schema: Option<&Value>, ctx: &Context) -> Vec<Probe> {
+    let prefix = format!("{INVALID_ARGUMENTS_PREFIX}{}", call.name);
+    let Some(schema) = schema else {
+        let mut p = tool_call(call, prefix, ctx);
+        p.origin = Origin::InvalidArguments;
+        p.skip = Some(format!(
+            "the server's tools/list does not list {:?} with an inputSchema: no invalid arguments can be derived",
+            call.name
+        ));
+        return vec![p];
+    };
+    let (mutations, _) = super::invalid_args::mutations(&call.arguments, schema);
+    mutations
+        .into_iter()
+        .map(|m| {
+            let recipe = CallRecipe {
+                name: call.name.clone(),
+                arguments: m.arguments,
+            };
+            let mut p = tool_call(&recipe, format!("{prefix}:{}", m.name), ctx);
+            p.origin = Origin::InvalidArguments;
+            p
+        })
+        .collect()
+}
+
+/// The probes to run: the built-in names asked for, the invalid-arguments probes of each safe
+/// tool (whenever built-in probes run), then one per adversarial tool call (`tool-call:<name>`,
+/// numbered when a name repeats).
 pub fn plan(names: &[String], calls: &[CallRecipe], ctx: &Context) -> Vec<Probe> {
     let mut out: Vec<Probe> = names.iter().filter_map(|n| build(n, ctx)).collect();
+    if !names.is_empty() {
+        for (call, schema) in &ctx.safe_tools {
+            out.extend(invalid_arguments(call, schema.as_ref(), ctx));
+        }
+    }
     for (i, call) in calls.iter().enumerate() {
         let repeats = calls.iter().filter(|c| c.name == call.name).count() > 1;
         let name = if repeats {
@@ -513,6 +556,7 @@ mod tests {
                 name: "deploy".into(),
                 arguments: json!({"target": "preview"}),
             }),
+            safe_tools: Vec::new(),
         };
         let banner = build("banner-same-line", &ctx).unwrap();
         let text = String::from_utf8(raw(&banner).to_vec()).unwrap();

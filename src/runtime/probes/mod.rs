@@ -5,6 +5,7 @@ pub mod adversarial;
 pub mod corpus;
 pub mod discover;
 pub mod handshake;
+pub mod invalid_args;
 pub mod lists;
 pub mod requests;
 pub mod shutdown;

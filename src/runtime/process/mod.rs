@@ -145,8 +145,27 @@ impl ServerProcess {
     }
 }
 
+/// Something that must happen on the thread that spawns the server, right before it does (the
+/// system-call observer installs its seccomp filter there: the filter is per thread and
+/// inherited by what the thread starts).
+pub trait SpawnHook: Sync {
+    /// Runs on a fresh thread that spawns the server next and then ends; `program` is what the
+    /// spawn will run. `Err`: the server is spawned from the caller's thread instead, untouched
+    /// by the hook.
+    fn on_spawn_thread(&self, program: &std::path::Path) -> Result<(), String>;
+}
+
 /// Starts the server. On success returns the event link and the process handle.
 pub fn spawn(spec: &SpawnSpec, start: Instant) -> Result<(Link, ServerProcess), SpawnError> {
+    spawn_with(spec, start, None)
+}
+
+/// [`spawn`], with a hook run on the spawning thread (Unix; ignored elsewhere).
+pub fn spawn_with(
+    spec: &SpawnSpec,
+    start: Instant,
+    hook: Option<&dyn SpawnHook>,
+) -> Result<(Link, ServerProcess), SpawnError> {
     let marker = format!("{}-{}", std::process::id(), next_run_number());
     // Windows resolves a relative program against the guard's folder, not the server's: joined
     // here, so it runs what `check_program` checked (`cwd` + program), as on Unix.
@@ -178,7 +197,14 @@ pub fn spawn(spec: &SpawnSpec, start: Instant) -> Result<(Link, ServerProcess), 
             message: "the guard was interrupted".into(),
         });
     }
-    let mut child = cmd.spawn().map_err(|err| spawn_error(spec, &err))?;
+    #[cfg(unix)]
+    let spawned = unix::spawn_child(&mut cmd, spec, hook);
+    #[cfg(not(unix))]
+    let spawned = {
+        let _ = hook;
+        cmd.spawn()
+    };
+    let mut child = spawned.map_err(|err| spawn_error(spec, &err))?;
     let pid = child.id().unwrap_or_default();
     if let Err(message) = sys::adopt(&child, pid) {
         let _ = child.start_kill();

@@ -11,6 +11,62 @@ pub(super) fn configure(cmd: &mut tokio::process::Command) {
     cmd.process_group(0);
 }
 
+/// Spawns `cmd`; with a hook, from a fresh thread the hook ran on first (it ends right after, so
+/// whatever the hook set on it — no_new_privs, a seccomp filter — stays with the server only).
+pub(super) fn spawn_child(
+    cmd: &mut tokio::process::Command,
+    spec: &super::SpawnSpec,
+    hook: Option<&dyn super::SpawnHook>,
+) -> std::io::Result<tokio::process::Child> {
+    let Some(hook) = hook else {
+        return cmd.spawn();
+    };
+    let program = resolve_program(spec);
+    // tokio registers the child with the runtime of the caller.
+    let runtime = tokio::runtime::Handle::try_current().ok();
+    let on_thread = std::thread::scope(|scope| {
+        let worker = scope.spawn(|| {
+            let _entered = runtime.as_ref().map(|r| r.enter());
+            hook.on_spawn_thread(&program).ok().map(|()| cmd.spawn())
+        });
+        match worker.join() {
+            Ok(result) => result,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    });
+    match on_thread {
+        Some(result) => result,
+        None => cmd.spawn(),
+    }
+}
+
+/// The program a spawn runs: a path with a `/` (against the server's `cwd`), else the first
+/// executable match in the server's PATH (the guard's when the spec sets none).
+fn resolve_program(spec: &super::SpawnSpec) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let program = std::path::Path::new(&spec.program);
+    if super::has_separator(&spec.program) {
+        return match &spec.cwd {
+            Some(cwd) if program.is_relative() => cwd.join(program),
+            _ => program.to_path_buf(),
+        };
+    }
+    let path = spec
+        .env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.clone())
+        .or_else(|| std::env::var_os("PATH"))
+        .unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|c| {
+            std::fs::metadata(c).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .unwrap_or_else(|| program.to_path_buf())
+}
+
 /// Nothing to set up once the process runs (the group exists from the start).
 pub(super) fn adopt(_child: &tokio::process::Child, _pid: u32) -> Result<(), String> {
     Ok(())
