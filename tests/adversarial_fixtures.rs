@@ -35,3 +35,124 @@ fn every_adversarial_fixture_gets_exactly_its_expected_issues() {
         4,
     );
 }
+
+/// A probe's verdict never depends on the session it shared: every adversarial fixture case is
+/// run with the probes sharing server processes (the default) and with each probe alone
+/// (`MCP_GUARD_PROBES_ALONE=1`), and each probe gets the same status, codes, session and reply
+/// class both ways. In both, no probe process outlives its verdicts by more than 100 ms
+/// (`processEndedMs`, measured by the guard from the verdict to the exit it observed).
+#[test]
+fn probe_verdicts_are_the_same_alone_and_shared() {
+    let dir = repo().join("tests/fixtures/servers");
+    let cases: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("adversarial_cases.json")).unwrap())
+            .unwrap();
+    // Every case that sends hostile probes (built-in ones, or the config's tool calls).
+    let probed: Vec<&serde_json::Value> = cases
+        .iter()
+        .filter(|c| {
+            c["args"].as_array().is_some_and(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str())
+                    .any(|s| (s.starts_with("--adversarial-probe") || s == "--config"))
+            }) && c["server"].as_str().is_some_and(|s| s.ends_with(".py"))
+        })
+        .collect();
+    assert!(probed.len() >= 10, "only {} probed cases", probed.len());
+    let verdicts =
+        |case: &serde_json::Value, alone: bool| -> Vec<(String, String, String, String)> {
+            let mut args: Vec<String> = BASE_ARGS.iter().map(|s| s.to_string()).collect();
+            for a in case["args"].as_array().into_iter().flatten() {
+                args.push(a.as_str().unwrap().to_string());
+            }
+            let name = case["name"].as_str().unwrap();
+            let marker = format!("GUARD_CASE={name}-{}-{alone}", std::process::id());
+            args.extend(["--env".into(), marker, "--".into(), "python3".into()]);
+            args.push(case["server"].as_str().unwrap().to_string());
+            for a in case["serverArgs"].as_array().into_iter().flatten() {
+                args.push(a.as_str().unwrap().to_string());
+            }
+            let env: Vec<(String, String)> = if alone {
+                vec![("MCP_GUARD_PROBES_ALONE".into(), "1".into())]
+            } else {
+                Vec::new()
+            };
+            let unset: Vec<String> = case["unsetEnv"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|v| v.as_str().unwrap().to_string())
+                .collect();
+            let run = guard(
+                &args,
+                &dir,
+                &env,
+                &unset,
+                std::time::Duration::from_secs(120),
+            );
+            let json = run.json();
+            let probes = json["adversarial"]["probes"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            for p in &probes {
+                if let Some(ms) = p["processEndedMs"].as_u64() {
+                    assert!(
+                        ms <= 100,
+                        "{name}: probe {} process lived {ms} ms past its verdicts",
+                        p["name"]
+                    );
+                }
+            }
+            probes
+                .iter()
+                .map(|p| {
+                    let reply = p["reply"]
+                        .as_str()
+                        .unwrap_or("")
+                        .split(' ')
+                        .next()
+                        .unwrap_or("")
+                        .to_string();
+                    (
+                        format!(
+                            "{} {}",
+                            p["name"].as_str().unwrap_or(""),
+                            p["status"].as_str().unwrap_or("")
+                        ),
+                        p["issueCodes"].to_string(),
+                        p["session"].as_str().unwrap_or("").to_string(),
+                        reply,
+                    )
+                })
+                .collect()
+        };
+    // Four cases at a time, each run both ways at once.
+    let queue = std::sync::Mutex::new(probed);
+    let differ = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                while let Some(case) = { queue.lock().unwrap().pop() } {
+                    let (shared, alone) = std::thread::scope(|both| {
+                        let shared = both.spawn(|| verdicts(case, false));
+                        let alone = both.spawn(|| verdicts(case, true));
+                        (shared.join().unwrap(), alone.join().unwrap())
+                    });
+                    if shared != alone {
+                        differ.lock().unwrap().push(format!(
+                            "{}:\n  shared: {shared:?}\n  alone:  {alone:?}",
+                            case["name"]
+                        ));
+                    }
+                }
+            });
+        }
+    });
+    let differ = differ.into_inner().unwrap();
+    assert!(
+        differ.is_empty(),
+        "probe verdicts depend on sharing:\n{}",
+        differ.join("\n")
+    );
+}

@@ -34,3 +34,43 @@ fn every_fixture_server_gets_exactly_its_expected_issues() {
         40,
     );
 }
+
+/// The late-output window runs from initialization beside the work: a line written 500 ms after
+/// `initialized` is caught with the default 1 s window although the operations took 50 ms.
+#[test]
+fn the_late_output_window_overlaps_the_work_and_still_sees_a_late_line() {
+    let args: Vec<String> = [
+        "--json",
+        "--no-discover",
+        "--request",
+        "tools/list",
+        "--",
+        "python3",
+        "late_after_init.py",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let run = guard(
+        &args,
+        &repo().join("tests/fixtures/servers"),
+        &[],
+        &[],
+        std::time::Duration::from_secs(60),
+    );
+    let json = run.json();
+    let rows: Vec<_> = json["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(issue_row)
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            serde_json::json!({"code": "stdout-non-json", "severity": "error", "line": 4, "byteOffset": 265})
+        ],
+        "{}",
+        json["issues"]
+    );
+}

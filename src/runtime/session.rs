@@ -1421,6 +1421,123 @@ mod tests {
         );
     }
 
+    /// The session's 30 s timeout must never be what ends these waits: each is bounded at 10 s
+    /// here, so a wait that ran into its timeout fails the test instead of passing slowly.
+    async fn settles<F: std::future::Future<Output = Outcome>>(wait: F) -> Outcome {
+        tokio::time::timeout(Duration::from_secs(10), wait)
+            .await
+            .expect("the wait ran into its timeout although the evidence was in")
+    }
+
+    /// The server's end: reads one request, writes `bytes` for it (the request's id spliced in
+    /// for `{id}`), then keeps both pipes open.
+    fn answering(
+        bytes: &'static [u8],
+    ) -> impl FnOnce(
+        Lines,
+        DuplexStream,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
+        move |mut lines, mut out| {
+            Box::pin(async move {
+                let req: Value =
+                    serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+                let text = String::from_utf8_lossy(bytes).replace("{id}", &req["id"].to_string());
+                let mut raw = text.into_bytes();
+                // `~` in the template is the byte 0xff (invalid UTF-8).
+                for b in raw.iter_mut() {
+                    if *b == b'~' {
+                        *b = 0xff;
+                    }
+                }
+                out.write_all(&raw).await.unwrap();
+                std::future::pending::<()>().await;
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_reply_without_its_newline_settles_after_the_stall_window() {
+        let mut s = session(answering(br#"{"jsonrpc":"2.0","id":{id},"result":{}}"#));
+        match settles(s.request("ping", None)).await {
+            Outcome::Reply(Reply::Broken { at }) => assert!(at >= super::super::transport::STALL),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(codes(&s), ["stdout-without-newline"]);
+        assert!(
+            s.issues
+                .iter()
+                .next()
+                .unwrap()
+                .message
+                .contains("no newline followed")
+        );
+    }
+
+    #[tokio::test]
+    async fn a_reply_with_invalid_utf8_inside_is_answered_corrupted_at_once() {
+        let mut s = session(answering(
+            b"{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{\"text\":\"caf~\"}}\n",
+        ));
+        assert!(matches!(
+            settles(s.request("ping", None)).await,
+            Outcome::Reply(Reply::Broken { .. })
+        ));
+        assert_eq!(codes(&s), ["stdout-invalid-utf8"]);
+    }
+
+    #[tokio::test]
+    async fn a_reply_behind_a_banner_on_its_line_is_answered_corrupted_at_once() {
+        let mut s = session(answering(
+            b"ready> {\"jsonrpc\":\"2.0\",\"id\" : {id},\"result\":{}}\n",
+        ));
+        assert!(matches!(
+            settles(s.request("ping", None)).await,
+            Outcome::Reply(Reply::Broken { .. })
+        ));
+        assert_eq!(codes(&s), ["stdout-non-json"]);
+    }
+
+    #[tokio::test]
+    async fn a_partial_line_that_is_not_a_reply_settles_nothing() {
+        let mut s = session(answering(b"loading {id}"));
+        s.cfg.timeout = Duration::from_millis(800);
+        assert!(matches!(
+            settles(s.request("ping", None)).await,
+            Outcome::Timeout
+        ));
+        assert!(codes(&s).is_empty(), "{:?}", codes(&s));
+    }
+
+    #[tokio::test]
+    async fn an_unanswered_method_is_waited_for_once_per_process() {
+        let (seen_tx, mut seen_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let mut s = session(move |mut lines, out| async move {
+            let _open = out; // stdout stays open, silent
+            while let Ok(Some(line)) = lines.next_line().await {
+                let _ = seen_tx.send(line);
+            }
+        });
+        s.cfg.timeout = Duration::from_millis(300);
+        assert!(matches!(
+            s.request("tools/list", None).await,
+            Outcome::Timeout
+        ));
+        let first = s.unanswered_before("tools/list").expect("remembered");
+        // Not sent, not waited for: the outcome is already known.
+        assert!(matches!(
+            tokio::time::timeout(Duration::from_millis(100), s.request("tools/list", None)).await,
+            Ok(Outcome::Timeout)
+        ));
+        assert_eq!(s.unanswered_before("tools/list").unwrap().0, first.0);
+        assert!(matches!(s.request("ping", None).await, Outcome::Timeout));
+        let mut methods = Vec::new();
+        while let Ok(line) = seen_rx.try_recv() {
+            let v: Value = serde_json::from_str(&line).unwrap();
+            methods.push(v["method"].as_str().unwrap().to_string());
+        }
+        assert_eq!(methods, ["tools/list", "ping"]);
+    }
+
     #[tokio::test]
     async fn a_corrupted_reply_still_ends_the_wait() {
         let mut s = session(|mut lines, mut out| async move {
