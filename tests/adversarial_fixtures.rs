@@ -54,7 +54,7 @@ fn probe_verdicts_are_the_same_alone_and_shared() {
             c["args"].as_array().is_some_and(|a| {
                 a.iter()
                     .filter_map(|x| x.as_str())
-                    .any(|s| (s.starts_with("--adversarial-probe") || s == "--config"))
+                    .any(|s| s.starts_with("--adversarial-probe") || s == "--config")
             }) && c["server"].as_str().is_some_and(|s| s.ends_with(".py"))
         })
         .collect();
