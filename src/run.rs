@@ -55,6 +55,7 @@ async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
             fingerprint::package(&argv, &cwd),
         )
     });
+    let started = std::time::Instant::now();
     let mut first = runtime::run_server(&t.spec, 1).await;
     // The once-per-target checks (adversarial probes, the buffering rerun) need only the first
     // run's findings: they run beside the repeated runs.
@@ -66,6 +67,7 @@ async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
         more
     });
     runs.insert(0, first);
+    let duration = started.elapsed();
     let facts = facts.await.unwrap_or_default();
     let mut secrets = Redactor::new();
     for value in &t.env_values {
@@ -104,6 +106,7 @@ async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
         mcp_server: t.mcp_server.clone(),
         effects: t.spec.effects.is_some(),
         adversarial: t.spec.adversarial.enabled(),
+        duration,
     };
     Target::new(context, runs, &secrets)
 }

@@ -61,11 +61,7 @@ fn target_value(t: &Target, scan: Option<&ScanSection>) -> Value {
         None => &t.issues,
     };
     let verdicts = t.checks(scan);
-    let total_ms: u64 = t
-        .runs
-        .iter()
-        .map(|r| r.timings.total.as_millis() as u64)
-        .sum();
+    let total_ms = t.context.duration.as_millis() as u64;
     let mut v = json!({
         "schemaVersion": SCHEMA_VERSION,
         "ok": !issues.iter().any(Issue::is_error),
@@ -419,7 +415,7 @@ fn fingerprint_value(t: &Target, scan: Option<&ScanSection>) -> Value {
         })),
         "env": {"inherited": true, "names": c.env_names, "values": env_values},
         "staticScan": static_scan_value(scan, t.context.fail_on_static),
-        "timings": timings_value(&t.runs[0], t.runs.iter().map(|r| r.timings.total.as_millis() as u64).sum()),
+        "timings": timings_value(&t.runs[0], t.context.duration.as_millis() as u64),
         "runs": t.runs.iter().map(|r| json!({
             "run": r.run,
             "ok": !r.has_errors(),

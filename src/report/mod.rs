@@ -58,6 +58,8 @@ pub struct Context {
     pub effects: bool,
     /// Adversarial probes or tool calls were asked for.
     pub adversarial: bool,
+    /// The wall time of the whole check of this server (runs, probes and reruns, side by side).
+    pub duration: std::time::Duration,
 }
 
 /// One checked server.

@@ -12,6 +12,7 @@ pub mod framing;
 pub mod issues;
 pub mod json_text;
 pub mod jsonrpc;
+pub mod judge;
 pub mod probes;
 pub mod process;
 pub mod record;
@@ -68,10 +69,13 @@ pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
         spec.probes.discover,
         Ops::DeferIfStateless,
         Some(stateless_tx),
+        Window::FromInitialized,
     );
     let legacy = async {
         match stateless_rx.await {
-            Ok(()) => Some(run_once(spec, run, false, Ops::Run, None).await),
+            // Its late-output window runs from its start: the stateless process, started just
+            // before it, already watches this server's late output from its own handshake.
+            Ok(()) => Some(run_once(spec, run, false, Ops::Run, None, Window::FromSpawn).await),
             Err(_) => None,
         }
     };
@@ -82,7 +86,7 @@ pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
     if !discover_may_be_to_blame(&first) {
         return first;
     }
-    let mut second = run_once(spec, run, false, Ops::Run, None).await;
+    let mut second = run_once(spec, run, false, Ops::Run, None, Window::FromInitialized).await;
     if second.initialized {
         let how = if first.discover.answer == Some("crashed") {
             "exited or closed stdout when sent server/discover"
@@ -100,6 +104,16 @@ pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
         second.issues.insert(0, issue);
     }
     second
+}
+
+/// Where a run's late-output window starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Window {
+    /// When the session became ready (the rule).
+    FromInitialized,
+    /// When the process started: the legacy process of a dual-era server, beside the stateless
+    /// one whose window already watches the server's late output.
+    FromSpawn,
 }
 
 /// Checks made once per target, after its runs: the adversarial probes (each in a fresh server
@@ -211,7 +225,7 @@ async fn legacy_too(
     // that came after its window) now.
     let mut legacy = match legacy {
         Some(l) => l,
-        None => run_once(spec, run, false, Ops::Run, None).await,
+        None => run_once(spec, run, false, Ops::Run, None, Window::FromInitialized).await,
     };
     // Only an error reply to `initialize` means "no legacy era here"; a timeout, a crash or a
     // broken reply is a finding of the legacy run, reported as such.
@@ -224,7 +238,7 @@ async fn legacy_too(
         let mut only = if spec.operations.is_empty() {
             stateless
         } else {
-            run_once(spec, run, true, Ops::Run, None).await
+            run_once(spec, run, true, Ops::Run, None, Window::FromInitialized).await
         };
         only.legacy_refused = true;
         return only;
@@ -272,6 +286,7 @@ async fn run_once(
     discover: bool,
     ops: Ops,
     stateless: Option<tokio::sync::oneshot::Sender<()>>,
+    window: Window,
 ) -> RunRecord {
     let start = Instant::now();
     let output_limits = OutputRecord {
@@ -361,6 +376,9 @@ async fn run_once(
     };
     let spawn_time = start.elapsed();
     let mut s = Session::new(link, spec.session.clone());
+    if window == Window::FromSpawn {
+        s.window_start = Some(std::time::Duration::ZERO);
+    }
     let pgid = server.pid;
     s.busy_probe = Some(std::sync::Arc::new(move || process::group_cpu_ticks(pgid)));
     if let Some(i) = instruments.as_mut() {

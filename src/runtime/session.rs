@@ -9,10 +9,11 @@
 //! It never waits out a timeout whose outcome is already known: a reply that arrived corrupted,
 //! a misaddressed reply, the process exiting or stdout closing all end the wait at once.
 
-use super::frame::{self, Inspected, Joined, Joiner};
+use super::frame;
 use super::framing::RawFrame;
 use super::issues::IssueSink;
-use super::jsonrpc::{self, Id, Message, RpcError};
+use super::jsonrpc::{Id, Message, RpcError};
+use super::judge::{FrameJudge, Judged, Pos};
 use super::transport::{Event, ExitInfo, Link};
 use crate::catalog::runtime as rules;
 use crate::issue::{Issue, Phase};
@@ -205,22 +206,6 @@ pub struct Tapped {
     pub value: Value,
 }
 
-/// Where a message started on stdout.
-#[derive(Debug, Clone, Copy)]
-struct Pos {
-    line: u64,
-    offset: u64,
-}
-
-impl Pos {
-    fn of(frame: &RawFrame) -> Pos {
-        Pos {
-            line: frame.line,
-            offset: frame.byte_offset,
-        }
-    }
-}
-
 struct Pending {
     method: String,
     /// When the request was sent.
@@ -278,7 +263,8 @@ pub struct Session {
     settled: HashSet<Id>,
     /// When an LSP `Content-Length` header was seen: replies will not come as lines.
     lsp_framing: Option<Instant>,
-    joiner: Joiner,
+    /// The pure frame judge (framing, JSON, JSON-RPC grammar; rejoins pretty-printed lines).
+    judge: FrameJudge,
     /// The last thing the guard sent was a notification (for `notification-response`).
     last_sent_notification: bool,
     /// Raw (possibly unparseable) bytes were sent since the last request.
@@ -293,6 +279,8 @@ pub struct Session {
     pub tap: Option<Vec<Tapped>>,
     /// The no-effect proof's recorder: tagged with each message the guard sends.
     pub effects: Option<crate::runtime::effects::Recorder>,
+    /// Where the late-output window starts when not at initialization (see `runtime::Window`).
+    pub window_start: Option<Duration>,
 }
 
 impl Session {
@@ -329,13 +317,14 @@ impl Session {
             misaddressed: false,
             settled: HashSet::new(),
             lsp_framing: None,
-            joiner: Joiner::default(),
+            judge: FrameJudge::default(),
             last_sent_notification: false,
             raw_sent: false,
             hostile: false,
             raw_ids: Vec::new(),
             tap: None,
             effects: None,
+            window_start: None,
         }
     }
 
@@ -520,6 +509,25 @@ impl Session {
             Ok(Some(event)) => Next::Event(event),
             Ok(None) => Next::Closed,
             Err(_) => Next::Elapsed,
+        }
+    }
+
+    /// Processes events until the server has read everything sent to it (the stdin pipe is
+    /// empty), the session dies, or the deadline passes. Where unread bytes cannot be counted
+    /// (no pipe descriptor, Windows), until the deadline.
+    pub async fn wait_read(&mut self, deadline: Instant) {
+        const LOOK: Duration = Duration::from_millis(5);
+        loop {
+            let unread = self.link.stdin_unread();
+            if unread == Some(0) || self.is_dead() || Instant::now() >= deadline {
+                return;
+            }
+            let step = if unread.is_some() {
+                (Instant::now() + LOOK).min(deadline)
+            } else {
+                deadline
+            };
+            self.observe_until(step, Session::is_dead).await;
         }
     }
 
@@ -715,7 +723,7 @@ impl Session {
     /// message answering a request the guard waits for, it is judged now (unterminated), so the
     /// request settles now rather than at its timeout.
     fn on_stalled(&mut self, frame: RawFrame) {
-        if frame.truncated || !self.joiner_idle() {
+        if frame.truncated || self.judge.is_holding() {
             return;
         }
         let mut inspected = frame::inspect(&frame);
@@ -744,13 +752,12 @@ impl Session {
         self.stats.frames += 1;
         // A line reader never gets this reply: it answers its request, but unusably.
         self.judging_stalled = true;
-        self.judge(&frame, inspected);
+        let issues = &self.issues;
+        let judged = super::judge::judge(&frame, inspected, self.negotiated.as_deref(), &|rule| {
+            issues.would_keep(rule.code)
+        });
+        self.apply(judged);
         self.judging_stalled = false;
-    }
-
-    /// True when no pretty-printed message is being rejoined.
-    fn joiner_idle(&self) -> bool {
-        !self.joiner.is_holding()
     }
 
     fn on_frame(&mut self, frame: RawFrame) {
@@ -783,176 +790,83 @@ impl Session {
             self.stats.after_stdin_eof += 1;
         }
         let issues = &self.issues;
-        let inspected = frame::inspect_with(&frame, &|rule| issues.would_keep(rule.code));
-        let max = self.cfg.max_line_bytes;
-        match self.joiner.offer(frame, &inspected, max) {
-            Joined::Held => {}
-            Joined::Single(frames) => {
-                // The frame just offered is the last one returned unless the joiner held it again.
-                let current_included = !self.joiner.is_holding();
-                let n = frames.len();
-                // Moved, not cloned: the parsed value of a 4 MiB line can weigh 100 MB.
-                let mut inspected = Some(inspected);
-                for (i, f) in frames.into_iter().enumerate() {
-                    if current_included && i + 1 == n {
-                        self.judge(&f, inspected.take().unwrap_or_default());
-                    } else {
-                        let verdict = Inspected {
-                            problems: vec![frame::incomplete_problem(&f)],
-                            ..Inspected::default()
-                        };
-                        self.judge(&f, verdict);
-                    }
-                }
-            }
-            Joined::Pretty { frames, value } => {
-                let first = &frames[0];
-                let last = &frames[frames.len() - 1];
-                self.stats.invalid_frames += frames.len() as u64;
-                let issue = Issue::new(
-                    &rules::STDOUT_PRETTY_PRINTED,
-                    format!(
-                        "stdout lines {}-{} (byte {}) are one JSON message pretty-printed over {} lines: {}",
-                        first.line,
-                        last.line,
-                        first.byte_offset,
-                        frames.len(),
-                        frame::evidence(first)
-                    ),
-                )
-                .at_stdout(first.line, first.byte_offset)
-                .evidence(frame::evidence(first));
-                self.record(issue);
-                self.note(Direction::FromServer, || {
-                    format!("invalid lines {}-{}", first.line, last.line)
-                });
-                self.on_value(&value, true, Pos::of(first));
-            }
+        let judged = self.judge.offer(
+            frame,
+            self.cfg.max_line_bytes,
+            self.negotiated.as_deref(),
+            &|rule| issues.would_keep(rule.code),
+        );
+        for j in judged {
+            self.apply(j);
         }
     }
 
     /// Gives back held lines as non-JSON (the multi-line message never completed).
     fn flush_joiner(&mut self) {
-        for f in self.joiner.flush() {
-            let verdict = Inspected {
-                problems: vec![frame::incomplete_problem(&f)],
-                ..Inspected::default()
-            };
-            self.judge(&f, verdict);
+        let issues = &self.issues;
+        let judged = self.judge.flush(self.negotiated.as_deref(), &|rule| {
+            issues.would_keep(rule.code)
+        });
+        for j in judged {
+            self.apply(j);
         }
     }
 
-    fn judge(&mut self, frame: &RawFrame, inspected: Inspected) {
-        let damaged = !inspected.problems.is_empty();
-        let mut invalid = damaged || inspected.values.is_empty();
-        for p in &inspected.problems {
-            if p.rule.code == rules::STDOUT_CONTENT_LENGTH_FRAMING.code
-                && self.lsp_framing.is_none()
-            {
-                self.lsp_framing = Some(Instant::now());
-            }
-            if p.message.is_empty() {
-                // Past the report's cap for this code: counted, never formatted.
-                self.issues.count_more(p.rule.code);
-            } else {
-                self.record(frame::issue(frame, p));
-            }
+    /// Takes in what the frame judge found: its findings, the values (for the tap), the
+    /// messages to pair, broken or corrupted replies.
+    fn apply(&mut self, j: Judged) {
+        if j.lsp && self.lsp_framing.is_none() {
+            self.lsp_framing = Some(Instant::now());
         }
-        if let Some(depth) = inspected.deep {
-            // Valid JSON, only deep: a note, never damage.
-            self.record(
-                Issue::new(
-                    &rules::STDOUT_DEEP_JSON,
-                    format!(
-                        "{} is valid JSON nested {depth} levels deep; the guard checks its content to {} levels",
-                        frame::position(frame),
-                        super::json_text::KEEP_DEPTH
-                    ),
-                )
-                .at_stdout(frame.line, frame.byte_offset)
-                .field("depth", depth as u64),
-            );
+        for issue in j.issues {
+            self.record(issue);
         }
-        if inspected.incomplete && inspected.problems.is_empty() {
-            // An incomplete value that could not be held (unterminated): not JSON.
-            self.record(frame::issue(frame, &frame::incomplete_problem(frame)));
+        for rule in j.counted {
+            self.issues.count_more(rule.code);
         }
-        for value in &inspected.values {
-            invalid |= self.on_value(value, damaged, Pos::of(frame));
-        }
-        if inspected.values.is_empty() && !inspected.incomplete {
-            self.correlate_corrupted(frame);
-        }
-        if invalid {
-            self.stats.invalid_frames += 1;
-            self.note(Direction::FromServer, || {
-                format!("invalid line {}", frame.line)
-            });
-        }
-    }
-
-    /// Classifies a JSON value and handles each message. Returns whether a grammar rule broke.
-    fn on_value(&mut self, value: &Value, damaged: bool, pos: Pos) -> bool {
-        let line = pos.line;
         let at = self.now();
-        if let Some(tap) = self.tap.as_mut().filter(|t| t.len() < TAP_CAP) {
-            tap.push(Tapped {
-                at,
-                line,
-                offset: pos.offset,
-                value: value.clone(),
+        if let Some(tap) = self.tap.as_mut() {
+            for (value, pos) in &j.values {
+                if tap.len() < TAP_CAP {
+                    tap.push(Tapped {
+                        at,
+                        line: pos.line,
+                        offset: pos.offset,
+                        value: value.clone(),
+                    });
+                }
+            }
+        }
+        for raw in &j.broken_ids {
+            self.on_broken_response(raw);
+        }
+        for (msg, damaged, pos) in j.messages {
+            self.on_message(msg, damaged, pos);
+        }
+        if !j.corrupted_ids.is_empty() {
+            self.correlate_corrupted(&j.corrupted_ids);
+        }
+        if j.invalid {
+            self.stats.invalid_frames += j.invalid_frames;
+            let (first, last) = j.lines;
+            self.note(Direction::FromServer, || {
+                if first == last {
+                    format!("invalid line {first}")
+                } else {
+                    format!("invalid lines {first}-{last}")
+                }
             });
         }
-        let negotiated = self.negotiated.clone();
-        let classified = jsonrpc::classify(value, negotiated.as_deref());
-        let mut broke = false;
-        for c in classified {
-            for v in &c.violations {
-                broke = true;
-                if !self.issues.would_keep(rules::STDOUT_INVALID_JSON_RPC.code) {
-                    self.issues.count_more(rules::STDOUT_INVALID_JSON_RPC.code);
-                    continue;
-                }
-                let evidence = crate::issue::escape_bytes(
-                    &serde_json::to_vec(value).unwrap_or_default(),
-                    frame::EVIDENCE_BYTES,
-                );
-                self.record(
-                    Issue::new(
-                        &rules::STDOUT_INVALID_JSON_RPC,
-                        format!("stdout line {line} {}", v.message),
-                    )
-                    .detail(v.detail)
-                    .at_stdout(pos.line, pos.offset)
-                    .evidence(evidence),
-                );
-            }
-            if let Some(raw) = &c.broken_response_id {
-                self.on_broken_response(raw);
-            }
-            if let Some(msg) = c.message {
-                self.on_message(msg, damaged || !c.violations.is_empty(), pos);
-            }
-        }
-        broke
     }
 
     /// A line that is not JSON at all (invalid UTF-8 in the middle, text before the message)
-    /// may still carry a reply: when its bytes read lossily name a pending id as a response
-    /// (`"id":<id>` and a `result` or `error`), that request is answered — corrupted. The scan
-    /// only correlates; nothing in the line is accepted.
-    fn correlate_corrupted(&mut self, frame: &RawFrame) {
-        if self.pending.is_empty() || frame.truncated {
-            return;
-        }
-        let text = String::from_utf8_lossy(&frame.bytes);
-        if !(text.contains("\"result\"") || text.contains("\"error\"")) {
-            return;
-        }
+    /// may still carry a reply: when it names a pending id as a response (read lossily by the
+    /// judge), that request is answered — corrupted. Only correlation; nothing is accepted.
+    fn correlate_corrupted(&mut self, ids: &[Value]) {
         let at = self.now();
-        let found = ids_in(&text)
-            .into_iter()
-            .find_map(|raw| Id::from_value(&raw).filter(|id| self.pending.contains_key(id)));
+        let found = ids
+            .iter()
+            .find_map(|raw| Id::from_value(raw).filter(|id| self.pending.contains_key(id)));
         if let Some(id) = found {
             self.note(Direction::FromServer, || format!("corrupted reply #{id}"));
             self.replies.entry(id).or_insert(Reply::Broken { at });
@@ -1239,38 +1153,6 @@ impl Session {
         self.note(Direction::Process, || "stdin closed".into());
         self.tag_effects("stdin closed");
     }
-}
-
-/// The values of every `"id": <value>` in `text` (a number or a string literal), read leniently.
-fn ids_in(text: &str) -> Vec<Value> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(i) = rest.find("\"id\"") {
-        rest = &rest[i + 4..];
-        let after = rest.trim_start();
-        let Some(after) = after.strip_prefix(':') else {
-            continue;
-        };
-        let token = after.trim_start();
-        let end = if let Some(quoted) = token.strip_prefix('"') {
-            quoted.find('"').map(|e| e + 2)
-        } else {
-            Some(
-                token
-                    .find(|c: char| !(c.is_ascii_digit() || c == '-'))
-                    .unwrap_or(token.len()),
-            )
-        };
-        if let Some(end) = end.filter(|e| *e > 0)
-            && let Ok(v) = serde_json::from_str::<Value>(&token[..end])
-        {
-            out.push(v);
-        }
-        if out.len() >= 16 {
-            break;
-        }
-    }
-    out
 }
 
 #[cfg(test)]

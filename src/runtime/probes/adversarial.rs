@@ -47,12 +47,14 @@ impl AdversarialSpec {
     }
 }
 
-/// How long the guard watches after a frame (and after the valid request that follows it):
-/// the quiet window, between 100 and 500 ms.
+/// How long a frame the server has read gets before the follow-up is sent.
+const FRAME_SETTLE: Duration = Duration::from_millis(50);
+
+/// How long the guard watches after a probe's follow-up request was answered, for what the frame
+/// caused late (a reply, pollution, an effect): a quarter of the quiet window, between 100 and
+/// 250 ms.
 pub fn window(spec: &RunSpec) -> Duration {
-    spec.ladder
-        .quiet
-        .clamp(Duration::from_millis(100), Duration::from_millis(500))
+    (spec.ladder.quiet / 4).clamp(Duration::from_millis(100), Duration::from_millis(250))
 }
 
 /// Runs every probe of `spec` against the server the main run `first` described; returns the
@@ -90,11 +92,23 @@ pub async fn run(spec: &RunSpec, first: &RunRecord) -> (AdversarialRecord, Vec<I
     let spec = Arc::new(spec.clone());
     let ctx = Arc::new(ctx);
     let order: Vec<String> = plan.iter().map(|p| p.name.clone()).collect();
-    let lanes = spec.adversarial.jobs.max(1).min(plan.len().max(1));
+    // A probe that ends its process with stdin EOF is a lane of its own, started with the
+    // others (in a shared lane it would make the next probe pay a fresh start); the rest are
+    // dealt round-robin into the remaining lanes.
+    let (eof, shared): (Vec<Probe>, Vec<Probe>) = plan
+        .into_iter()
+        .partition(|p| matches!(p.delivery, Delivery::RawThenEof(_)));
+    let lanes = spec
+        .adversarial
+        .jobs
+        .saturating_sub(eof.len())
+        .max(1)
+        .min(shared.len().max(1));
     let mut dealt: Vec<Vec<Probe>> = vec![Vec::new(); lanes];
-    for (i, probe) in plan.into_iter().enumerate() {
+    for (i, probe) in shared.into_iter().enumerate() {
         dealt[i % lanes].push(probe);
     }
+    dealt.extend(eof.into_iter().map(|p| vec![p]));
     let tasks: Vec<_> = dealt
         .into_iter()
         .map(|probes| {
@@ -495,11 +509,23 @@ async fn kill_and_collect(
         instruments,
         ..
     } = proc;
+    let killed_at = s.now();
     server.signal_group(process::GroupSignal::Kill);
-    let gone = s
-        .wait_exit(tokio::time::Instant::now() + Duration::from_secs(2))
+    // When the kernel has it dead (measured, not slept): a look every millisecond.
+    let mut ended = None;
+    for _ in 0..2000 {
+        if s.exited.is_some_and(|(at, _)| at <= killed_at) {
+            ended = s.exited.map(|(at, _)| at);
+            break;
+        }
+        if server.is_gone() {
+            ended = Some(s.now());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    s.wait_exit(tokio::time::Instant::now() + Duration::from_secs(2))
         .await;
-    let ended = gone.then(|| s.exited.map_or(s.now(), |(at, _)| at));
     let left = process::descendants(server.pid, &server.marker);
     process::kill_all(&left);
     server.signal_group(process::GroupSignal::Kill);
@@ -604,9 +630,14 @@ async fn drive(
             }
         }
         Delivery::Raw(bytes) => {
+            // The follow-up goes out once the server has read the frame (and had a moment to
+            // handle it), never in the same read: a reader that drops a bad chunk must not drop
+            // the follow-up with it. Silence to the frame itself is an answer; what it causes
+            // later is watched in the window after the follow-up.
             s.send_raw(bytes.clone(), &probe.name);
-            let deadline = tokio::time::Instant::now() + window;
-            s.observe_until(deadline, Session::is_dead).await;
+            s.wait_read(tokio::time::Instant::now() + window).await;
+            let settle = tokio::time::Instant::now() + FRAME_SETTLE.min(window);
+            s.observe_until(settle, Session::is_dead).await;
         }
         Delivery::RawThenEof(bytes) => {
             s.send_raw(bytes.clone(), &probe.name);

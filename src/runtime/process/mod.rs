@@ -134,6 +134,19 @@ impl ServerProcess {
         !descendants(self.pid, &self.marker).is_empty()
     }
 
+    /// True once the server process itself is dead (a zombie or reaped), as the kernel says:
+    /// not when the exit event reaches the session.
+    pub fn is_gone(&self) -> bool {
+        #[cfg(unix)]
+        {
+            read_stat(self.pid as i32).is_none_or(|st| matches!(st.state, 'Z' | 'X'))
+        }
+        #[cfg(not(unix))]
+        {
+            !self.group_alive()
+        }
+    }
+
     /// Waits (bounded) for the stderr reader to drain what is left in the pipe.
     pub async fn finish_stderr(&mut self, grace: std::time::Duration) {
         if tokio::time::timeout(grace, &mut self.stderr_task)
