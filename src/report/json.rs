@@ -443,6 +443,7 @@ fn timings_value(run: &RunRecord, total_ms: u64) -> Value {
         "initializeMs": ms(run.timings.initialize),
         "operationsMs": ms(run.timings.operations),
         "shutdownMs": ms(run.timings.shutdown),
+        "startupCpuMs": ms(run.timings.startup_cpu),
         "totalMs": total_ms,
     })
 }

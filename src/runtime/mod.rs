@@ -13,6 +13,7 @@ pub mod issues;
 pub mod json_text;
 pub mod jsonrpc;
 pub mod judge;
+pub mod load;
 pub mod probes;
 pub mod process;
 pub mod record;
@@ -130,7 +131,12 @@ pub async fn extra_checks(spec: &RunSpec, first: &mut RunRecord) {
     let rerun = async {
         if spec.unbuffered_rerun && first.process.started {
             let started = Instant::now();
-            let (mode, rerun_spec) = buffering_rerun_spec(spec);
+            let (mode, mut rerun_spec) = buffering_rerun_spec(spec);
+            // Pollution does not depend on the era: a server that speaks the legacy era is
+            // rerun in it alone (one process, not two).
+            if first.era == Era::Legacy || first.also_stateless {
+                rerun_spec.probes.discover = false;
+            }
             let rerun = run_server(&rerun_spec, first.run).await;
             Some((mode, rerun, started.elapsed()))
         } else {
@@ -299,6 +305,9 @@ async fn run_once(
         Some(e) => Some(effects::Instruments::start(e, start).await),
         None => None,
     };
+    // Starts are paced on a saturated machine (the run's clock starts before the wait: the
+    // start-up is part of its time).
+    let gate = load::pace().await;
     let spawned = match &instruments {
         Some(i) => {
             let mut spawn = spec.spawn.clone();
@@ -307,6 +316,7 @@ async fn run_once(
         }
         None => process::spawn(&spec.spawn, start),
     };
+    drop(gate);
     let (link, mut server) = match spawned {
         Ok(pair) => pair,
         Err(err) => {
@@ -380,7 +390,7 @@ async fn run_once(
         s.window_start = Some(std::time::Duration::ZERO);
     }
     let pgid = server.pid;
-    s.busy_probe = Some(std::sync::Arc::new(move || process::group_cpu_ticks(pgid)));
+    s.busy_probe = Some(std::sync::Arc::new(move || process::group_activity(pgid)));
     if let Some(i) = instruments.as_mut() {
         i.attach(server.pid, &server.marker);
         s.effects = Some(i.recorder.clone());
@@ -435,6 +445,11 @@ async fn run_once(
         probes::discover::Era::Crashed => (Era::Legacy, Value::Null),
     };
     let init_time = start.elapsed();
+    let startup_cpu = s
+        .busy_probe
+        .as_ref()
+        .and_then(|p| p())
+        .map(|a| std::time::Duration::from_millis(a.cpu_ticks * 10));
     let lists = if hs.ok && spec.probes.capabilities {
         probes::lists::run(
             &mut s,
@@ -657,6 +672,7 @@ async fn run_once(
             operations: Some(ops_time.saturating_sub(init_time)),
             shutdown: Some(total.saturating_sub(ops_time)),
             total,
+            startup_cpu,
         },
         issues: s.issues.into_vec(),
         effects,

@@ -158,6 +158,9 @@ pub struct Timings {
     pub operations: Option<Duration>,
     pub shutdown: Option<Duration>,
     pub total: Duration,
+    /// CPU time the server's process group used up to the handshake's answer: what one more
+    /// start of it costs (steadier under load than wall time).
+    pub startup_cpu: Option<Duration>,
 }
 
 /// The protocol era the server speaks.

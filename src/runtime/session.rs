@@ -28,10 +28,7 @@ use tokio::time::Instant;
 const EXIT_DRAIN: Duration = Duration::from_millis(300);
 /// How long to wait for more after an LSP header before calling the reply unreadable.
 const LSP_GRACE: Duration = Duration::from_millis(300);
-/// The step by which a deadline is extended while the server is busy on CPU.
-const BUSY_STEP: Duration = Duration::from_millis(500);
-/// Clock ticks (1/100 s) a server must use within one step to count as busy.
-const BUSY_TICKS: u64 = 2;
+use super::load::{self, Decision, Grace, GraceEnd, STEP as BUSY_STEP};
 /// How many server messages (and unpaired errors) are kept in full: a flood of valid
 /// notifications must not grow the guard's memory (the first ones are what checks need).
 const MESSAGES_CAP: usize = 1_000;
@@ -59,46 +56,35 @@ pub struct SessionConfig {
     pub issue_cap: usize,
 }
 
-/// Reads the CPU ticks used so far by the server (its whole process group).
-pub type CpuProbe = std::sync::Arc<dyn Fn() -> Option<u64> + Send + Sync>;
+/// Reads what the server's process group is doing (CPU used, runnable).
+pub type CpuProbe = load::ActivityProbe;
 
-/// Extends a deadline in steps while the server keeps using CPU, up to a budget: a busy server
-/// on a loaded machine is slow, not hung.
-pub struct BusyClock {
+/// A load-aware deadline with its probe: extended in steps while the server is active.
+struct BusyClock {
     probe: CpuProbe,
-    last: Option<u64>,
-    pub extended: Duration,
-    budget: Duration,
+    grace: Grace,
 }
 
 impl BusyClock {
-    /// A clock that has not looked yet: call [`BusyClock::mark`] one step before the deadline,
-    /// so only CPU used in the last step counts (not the start-up that came before the wait).
-    pub fn new(probe: CpuProbe, budget: Duration) -> BusyClock {
+    fn new(probe: CpuProbe, budget: Duration) -> BusyClock {
         BusyClock {
             probe,
-            last: None,
-            extended: Duration::ZERO,
-            budget,
+            grace: Grace::new(budget),
         }
     }
 
-    pub fn mark(&mut self) {
-        self.last = (self.probe)();
+    /// The first look, one step before the deadline.
+    fn mark(&mut self) {
+        let now = (self.probe)();
+        self.grace.mark(now);
     }
 
-    /// At a deadline: how much longer to wait, if the server used CPU since the last look or has
-    /// not even read what the guard sent (`unread`: it is still starting, not ignoring it).
-    pub fn extend(&mut self, unread: bool) -> Option<Duration> {
+    /// At a deadline: how much longer to wait, if any.
+    fn extend(&mut self, unread: bool) -> Option<Duration> {
         let now = (self.probe)();
-        let busy = unread
-            || matches!((self.last, now), (Some(last), Some(now)) if now >= last + BUSY_TICKS);
-        self.last = now;
-        if busy && self.extended < self.budget {
-            self.extended += BUSY_STEP;
-            Some(BUSY_STEP)
-        } else {
-            None
+        match self.grace.decide(now, unread) {
+            Decision::Extend(step) => Some(step),
+            Decision::Idle | Decision::Capped => None,
         }
     }
 }
@@ -531,14 +517,15 @@ impl Session {
         }
     }
 
-    /// Like [`Session::wait_exit`] with `grace`, extended while the server is busy on CPU (up to
-    /// `grace` again).
-    pub async fn wait_exit_busy(&mut self, grace: Duration) -> bool {
-        let mut clock = self.busy_probe.clone().map(|p| BusyClock::new(p, grace));
+    /// Like [`Session::wait_exit`] with `grace`, extended in steps while the server is active
+    /// (busy on CPU, or runnable on a saturated machine), by at most `cap` in all.
+    pub async fn wait_exit_busy(&mut self, grace: Duration, cap: Duration) -> GraceEnd {
+        let started = Instant::now();
+        let mut clock = self.busy_probe.clone().map(|p| BusyClock::new(p, cap));
         let mut deadline = Instant::now() + grace;
         if let Some(c) = clock.as_mut() {
             if self.wait_exit(deadline - BUSY_STEP.min(grace)).await {
-                return true;
+                return GraceEnd::Exited;
             }
             c.mark();
         }
@@ -551,10 +538,41 @@ impl Session {
                 None => break false,
             }
         };
-        if let Some(c) = clock.filter(|c| !c.extended.is_zero()) {
-            self.extensions.push((self.phase, c.extended));
+        if let Some(c) = clock.as_ref().filter(|c| !c.grace.extended.is_zero()) {
+            self.extensions.push((self.phase, c.grace.extended));
         }
-        exited
+        if exited {
+            return GraceEnd::Exited;
+        }
+        match clock {
+            Some(c) if c.grace.capped => {
+                let waited = started.elapsed();
+                GraceEnd::Capped {
+                    waited,
+                    // Clock ticks are 1/100 s.
+                    cpu_share: c.grace.ticks_used() as f64
+                        / 100.0
+                        / waited.as_secs_f64().max(0.001),
+                    machine: load::Machine::read(),
+                }
+            }
+            _ => GraceEnd::Idle,
+        }
+    }
+
+    /// Extends a watch that ended (the late-output window) while the server is runnable, that
+    /// is waiting for a CPU: its late line may simply not have been scheduled yet. At most `cap`.
+    pub async fn observe_while_runnable(&mut self, cap: Duration) {
+        let Some(probe) = self.busy_probe.clone() else {
+            return;
+        };
+        let mut extended = Duration::ZERO;
+        while extended < cap && !self.is_dead() && probe().is_some_and(|a| a.runnable) {
+            let step = BUSY_STEP.min(cap - extended);
+            self.observe_until(Instant::now() + step, Session::is_dead)
+                .await;
+            extended += step;
+        }
     }
 
     /// Waits until the process exits (and stdout reaches EOF, bounded), or the deadline passes.
@@ -576,8 +594,8 @@ impl Session {
         let outcome = self
             .wait_inner(id, Instant::now() + timeout, clock.as_mut())
             .await;
-        if let Some(c) = clock.filter(|c| !c.extended.is_zero()) {
-            self.extensions.push((self.phase, c.extended));
+        if let Some(c) = clock.filter(|c| !c.grace.extended.is_zero()) {
+            self.extensions.push((self.phase, c.grace.extended));
         }
         if let (Outcome::Timeout, Some(p)) = (&outcome, self.pending.get(id)) {
             self.timed_out

@@ -12,6 +12,7 @@
 //! the next probe, and a crash must not hide the probes after it.
 
 use super::corpus::{self, CallRecipe, Context, Delivery, Probe};
+use super::shutdown::GRACE_CAP_FACTOR;
 use crate::catalog::Check;
 use crate::issue::{Issue, Phase, escape_bytes};
 use crate::runtime::checks::adversarial::{
@@ -98,9 +99,7 @@ pub async fn run(spec: &RunSpec, first: &RunRecord) -> (AdversarialRecord, Vec<I
     let (eof, shared): (Vec<Probe>, Vec<Probe>) = plan
         .into_iter()
         .partition(|p| matches!(p.delivery, Delivery::RawThenEof(_)));
-    let lanes = spec
-        .adversarial
-        .jobs
+    let lanes = lanes_for(spec.adversarial.jobs, first)
         .saturating_sub(eof.len())
         .max(1)
         .min(shared.len().max(1));
@@ -133,6 +132,24 @@ pub async fn run(spec: &RunSpec, first: &RunRecord) -> (AdversarialRecord, Vec<I
         issues.extend(found);
     }
     (record, merge_across_probes(issues))
+}
+
+/// A server whose start costs more CPU than this gets half the lanes: each lane pays one
+/// start-up, and a handful of probes per process cost far less than another start.
+const SLOW_START_CPU: Duration = Duration::from_millis(300);
+
+/// How many lanes the probes of a server get: `jobs` (two per core), half when its start-up
+/// (the CPU its process group used to the handshake's answer, in the main run) is expensive.
+fn lanes_for(jobs: usize, first: &RunRecord) -> usize {
+    if first
+        .timings
+        .startup_cpu
+        .is_some_and(|c| c > SLOW_START_CPU)
+    {
+        (jobs / 2).max(1)
+    } else {
+        jobs.max(1)
+    }
 }
 
 /// The environment switch that gives every probe a process of its own (tests).
@@ -364,7 +381,10 @@ async fn start_process(spec: &RunSpec, ctx: &Context) -> Result<ProbeProcess, St
         spawn.env.extend(i.env.iter().cloned());
     }
     let hook = instruments.as_ref().and_then(Instruments::spawn_hook);
-    let (link, server) = match process::spawn_with(&spawn, start, hook) {
+    let gate = crate::runtime::load::pace().await;
+    let spawned = process::spawn_with(&spawn, start, hook);
+    drop(gate);
+    let (link, server) = match spawned {
         Ok(pair) => pair,
         Err(e) => {
             if let Some(i) = instruments.take() {
@@ -378,7 +398,7 @@ async fn start_process(spec: &RunSpec, ctx: &Context) -> Result<ProbeProcess, St
     }
     let mut s = Session::new(link, spec.session.clone());
     let pgid = server.pid;
-    s.busy_probe = Some(Arc::new(move || process::group_cpu_ticks(pgid)));
+    s.busy_probe = Some(Arc::new(move || process::group_activity(pgid)));
     s.effects = instruments.as_ref().map(|i| i.recorder.clone());
     // The main run proved the handshake works: a probe's process gets twice the timeout for
     // it, so that a loaded machine (several probe processes start at once) does not turn into
@@ -443,7 +463,10 @@ async fn probe_in(
     if matches!(probe.delivery, Delivery::RawThenEof(_)) {
         // The end of the session is this probe's subject: the server must exit on EOF as it did
         // in the main run (a busy server gets the grace extended).
-        obs.shutdown = if s.wait_exit_busy(spec.ladder.stdin_grace).await {
+        let grace = spec.ladder.stdin_grace;
+        obs.shutdown = if s.wait_exit_busy(grace, grace * GRACE_CAP_FACTOR).await
+            == crate::runtime::load::GraceEnd::Exited
+        {
             ShutdownStage::StdinEof
         } else {
             ShutdownStage::Sigkill

@@ -5,6 +5,7 @@
 use super::exit_detail;
 use crate::catalog::{Severity, runtime as rules};
 use crate::issue::{Issue, Phase};
+use crate::runtime::load::GraceEnd;
 use crate::runtime::process::{self, GroupSignal, ServerProcess};
 use crate::runtime::record::{ShutdownRecord, ShutdownStage};
 use crate::runtime::session::Session;
@@ -73,6 +74,43 @@ fn quiet_until(s: &Session, quiet: Duration) -> Instant {
     Instant::now() + window_end.max(settle_end).saturating_sub(now)
 }
 
+/// A load-aware grace (stdin EOF, SIGTERM) is extended while the server is active by at most
+/// this many times the grace itself (`--shutdown-grace` 3000 ms: up to 9000 ms more).
+pub const GRACE_CAP_FACTOR: u32 = 3;
+
+/// The words a shutdown finding adds when the machine was saturated when the grace ran out.
+fn saturation_note(end: &GraceEnd) -> String {
+    match (end, end.saturated()) {
+        (GraceEnd::Capped { waited, .. }, Some((m, share))) => format!(
+            " (but the machine was saturated: {} runnable processes on {} cores, load {:.1}; the server was busy or waiting for a CPU for all {} ms it was given and got {:.0}% of a core, so it may simply not have got the CPU to exit: a warning, not an error)",
+            m.procs_running,
+            m.cores,
+            m.load1,
+            waited.as_millis(),
+            share * 100.0
+        ),
+        _ => String::new(),
+    }
+}
+
+fn saturation_fields(
+    m: &crate::runtime::load::Machine,
+    share: f64,
+    end: &GraceEnd,
+) -> serde_json::Value {
+    let waited = match end {
+        GraceEnd::Capped { waited, .. } => waited.as_millis() as u64,
+        _ => 0,
+    };
+    serde_json::json!({
+        "procsRunning": m.procs_running,
+        "cores": m.cores,
+        "load1": m.load1,
+        "cpuShare": (share * 1000.0).round() / 1000.0,
+        "waitedMs": waited,
+    })
+}
+
 /// How long stdout may stay open after the process exited before a descendant is blamed.
 const HELD_OPEN_GRACE: Duration = Duration::from_millis(500);
 
@@ -90,6 +128,8 @@ pub async fn run(
     if s.exited.is_none() && s.stdout_limit.is_none() {
         let until = quiet_until(s, cfg.quiet);
         s.observe_until(until, |_| false).await;
+        // A server waiting for a CPU may not have written its late line yet.
+        s.observe_while_runnable(cfg.quiet).await;
     }
     if let Some((_, exit)) = s.exited {
         report_unrequested_exit(s, exit);
@@ -102,13 +142,20 @@ pub async fn run(
         // group is already gone, and the wait below sees the exit); on Windows a CTRL_BREAK
         // needs a console shared with the server, and without one the ladder goes on to the kill.
         let mut term_sent = true;
-        rec.stage = if s.wait_exit_busy(cfg.stdin_grace).await {
+        let eof_end = s
+            .wait_exit_busy(cfg.stdin_grace, cfg.stdin_grace * GRACE_CAP_FACTOR)
+            .await;
+        rec.stage = if eof_end == GraceEnd::Exited {
             ShutdownStage::StdinEof
         } else {
             term_sent = server.signal_group(GroupSignal::Terminate) || cfg!(unix);
             // A stopped process only sees SIGTERM once continued.
             server.signal_group(GroupSignal::Continue);
-            if term_sent && s.wait_exit(Instant::now() + cfg.term_grace).await {
+            if term_sent
+                && s.wait_exit_busy(cfg.term_grace, cfg.term_grace * GRACE_CAP_FACTOR)
+                    .await
+                    == GraceEnd::Exited
+            {
                 ShutdownStage::Sigterm
             } else {
                 server.signal_group(GroupSignal::Kill);
@@ -135,22 +182,28 @@ pub async fn run(
             ));
         }
         let grace_ms = cfg.stdin_grace.as_millis();
+        // Still busy when even the extended grace ran out, on a saturated machine: the server
+        // may simply not have got a CPU to exit with. Said, and a warning.
+        let saturated = eof_end.saturated();
         match rec.stage {
             ShutdownStage::Sigterm => {
-                let severity = if cfg.allow_sigterm {
+                let severity = if cfg.allow_sigterm || saturated.is_some() {
                     Severity::Warning
                 } else {
                     Severity::Error
                 };
-                s.record(
-                    Issue::new(
-                        &rules::SHUTDOWN_SIGTERM_REQUIRED,
-                        format!(
-                            "the server was still running {grace_ms} ms after stdin closed and only exited on {POLITE_STOP}; clients that just close stdin leave it running as an orphan"
-                        ),
-                    )
-                    .severity(severity),
-                );
+                let mut issue = Issue::new(
+                    &rules::SHUTDOWN_SIGTERM_REQUIRED,
+                    format!(
+                        "the server was still running {grace_ms} ms after stdin closed and only exited on {POLITE_STOP}; clients that just close stdin leave it running as an orphan{}",
+                        saturation_note(&eof_end)
+                    ),
+                )
+                .severity(severity);
+                if let Some((m, share)) = saturated {
+                    issue = issue.field("saturated", saturation_fields(&m, share, &eof_end));
+                }
+                s.record(issue);
             }
             ShutdownStage::Sigkill | ShutdownStage::Unkillable if !term_sent => s.record(Issue::new(
                 &rules::SHUTDOWN_SIGKILL_REQUIRED,
@@ -158,13 +211,22 @@ pub async fn run(
                     "the server ignored stdin EOF for {grace_ms} ms; the guard {KILLED} (CTRL_BREAK could not be sent: the guard has no console)"
                 ),
             )),
-            ShutdownStage::Sigkill | ShutdownStage::Unkillable => s.record(Issue::new(
-                &rules::SHUTDOWN_SIGKILL_REQUIRED,
-                format!(
-                    "the server ignored stdin EOF for {grace_ms} ms and {POLITE_STOP} for {} ms; the guard {KILLED}",
-                    cfg.term_grace.as_millis()
-                ),
-            )),
+            ShutdownStage::Sigkill | ShutdownStage::Unkillable => {
+                let mut issue = Issue::new(
+                    &rules::SHUTDOWN_SIGKILL_REQUIRED,
+                    format!(
+                        "the server ignored stdin EOF for {grace_ms} ms and {POLITE_STOP} for {} ms; the guard {KILLED}{}",
+                        cfg.term_grace.as_millis(),
+                        saturation_note(&eof_end)
+                    ),
+                );
+                if let Some((m, share)) = saturated {
+                    issue = issue
+                        .severity(Severity::Warning)
+                        .field("saturated", saturation_fields(&m, share, &eof_end));
+                }
+                s.record(issue);
+            }
             _ => {}
         }
     }

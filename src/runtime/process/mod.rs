@@ -26,7 +26,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-pub use sys::{become_subreaper, descendants, group_cpu_ticks, kill_all};
+pub use sys::{become_subreaper, descendants, group_activity, kill_all};
 use tokio::io::AsyncReadExt;
 use tokio::process::Command;
 #[cfg(unix)]

@@ -165,18 +165,20 @@ fn linux_descendants(pgid: i32, marker: &str) -> Vec<ProcInfo> {
     out
 }
 
-/// CPU time (clock ticks, user + system) used so far by the live processes of a process group.
-/// `None` where it cannot be read (non-Linux).
-pub fn group_cpu_ticks(pgid: u32) -> Option<u64> {
+/// What the live processes of a process group are doing: CPU time (clock ticks, user + system)
+/// used so far, and whether one is runnable (state `R`). `None` where it cannot be read
+/// (non-Linux).
+pub fn group_activity(pgid: u32) -> Option<crate::runtime::load::Activity> {
     #[cfg(target_os = "linux")]
     {
-        let total = super::other_pids()?
-            .into_iter()
-            .filter_map(read_stat)
-            .filter(|stat| i64::from(stat.pgrp) == i64::from(pgid))
-            .map(|stat| stat.cpu_ticks)
-            .sum();
-        Some(total)
+        let mut activity = crate::runtime::load::Activity::default();
+        for stat in super::other_pids()?.into_iter().filter_map(read_stat) {
+            if i64::from(stat.pgrp) == i64::from(pgid) {
+                activity.cpu_ticks += stat.cpu_ticks;
+                activity.runnable |= stat.state == 'R';
+            }
+        }
+        Some(activity)
     }
     #[cfg(not(target_os = "linux"))]
     {

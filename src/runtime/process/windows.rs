@@ -382,7 +382,16 @@ fn terminate(pid: u32) -> bool {
 
 /// CPU time used so far by every process of the run's job, in 10 ms ticks (the unit of Linux's
 /// clock ticks, so the busy threshold means the same). `None` without a job.
-pub fn group_cpu_ticks(pgid: u32) -> Option<u64> {
+/// The job's CPU time, in clock ticks (Windows keeps no cheap per-process run state: never
+/// `runnable`).
+pub fn group_activity(pgid: u32) -> Option<crate::runtime::load::Activity> {
+    group_cpu_ticks(pgid).map(|cpu_ticks| crate::runtime::load::Activity {
+        cpu_ticks,
+        runnable: false,
+    })
+}
+
+fn group_cpu_ticks(pgid: u32) -> Option<u64> {
     let run = run_of(pgid)?;
     let job = job_of(&run)?;
     // SAFETY: the structure is plain data, written by the call for its full size.

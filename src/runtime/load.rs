@@ -1,0 +1,284 @@
+//! Verdicts that do not depend on the machine's load: a busy server is slow, not broken.
+//!
+//! Every deadline that decides a verdict (a request's timeout, the shutdown grace after stdin
+//! EOF, the grace after SIGTERM, the late-output window) is extended in [`STEP`]s while the
+//! server's process group is *active*: it used CPU since the last look, or one of its processes
+//! is runnable (state `R`: running, or waiting for a CPU on a saturated machine), or it has not
+//! even read what the guard sent. Only a server that sat idle through the deadline missed it. The
+//! extension stops at a cap; a deadline that reached its cap on a saturated machine ([`Machine`])
+//! is reported as such (a warning, with the load), never as the server's fault.
+//!
+//! [`Grace`] is the decision, pure (readings in, decisions out), so it is tested with fake
+//! readings; the readings come from `/proc` (`process::group_activity`, [`Machine::read`]).
+//! [`pace`] keeps a run from starving itself: no new server starts while the machine has more
+//! runnable processes than [`PACE_PER_CORE`] per core.
+
+use std::time::Duration;
+
+/// The step by which a deadline is extended while the server is active.
+pub const STEP: Duration = Duration::from_millis(500);
+/// Clock ticks (1/100 s) a server must use within one step to count as busy on CPU.
+pub const BUSY_TICKS: u64 = 2;
+/// No new server starts while more than this many processes per core are runnable.
+pub const PACE_PER_CORE: u64 = 2;
+/// The longest one start waits for the machine to calm down (other load is not ours to wait out).
+pub const PACE_MAX_WAIT: Duration = Duration::from_secs(5);
+
+/// What a server's process group was doing at one look.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Activity {
+    /// CPU time used so far by the group's live processes, in clock ticks.
+    pub cpu_ticks: u64,
+    /// One of its processes is runnable (running, or waiting for a CPU).
+    pub runnable: bool,
+}
+
+/// Reads the server's activity (`None` where it cannot be read).
+pub type ActivityProbe = std::sync::Arc<dyn Fn() -> Option<Activity> + Send + Sync>;
+
+/// The machine's load at one look.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Machine {
+    /// Runnable processes right now (`procs_running` of `/proc/stat`).
+    pub procs_running: u64,
+    /// The one-minute load average.
+    pub load1: f64,
+    pub cores: u64,
+}
+
+impl Machine {
+    /// The machine's load, where the system says it (Linux); `None` elsewhere.
+    pub fn read() -> Option<Machine> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let procs_running = stat
+            .lines()
+            .find_map(|l| l.strip_prefix("procs_running "))?
+            .trim()
+            .parse()
+            .ok()?;
+        let load1 = std::fs::read_to_string("/proc/loadavg")
+            .ok()?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()?;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
+        Some(Machine {
+            procs_running,
+            load1,
+            cores,
+        })
+    }
+
+    /// More work than cores: a process may wait for a CPU for a long time.
+    pub fn saturated(&self) -> bool {
+        self.procs_running > self.cores || self.load1 >= self.cores as f64
+    }
+}
+
+/// How a load-aware deadline decides at each look.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// The server is active: wait this much longer.
+    Extend(Duration),
+    /// The server sat idle since the last look: the deadline stands.
+    Idle,
+    /// Still active, but the extension reached its cap.
+    Capped,
+}
+
+/// One load-aware deadline: extensions granted so far, up to a cap.
+#[derive(Debug, Clone)]
+pub struct Grace {
+    last: Option<u64>,
+    first: Option<u64>,
+    /// How much longer than the deadline the server was given.
+    pub extended: Duration,
+    cap: Duration,
+    /// The last decision was [`Decision::Capped`].
+    pub capped: bool,
+}
+
+impl Grace {
+    pub fn new(cap: Duration) -> Grace {
+        Grace {
+            last: None,
+            first: None,
+            extended: Duration::ZERO,
+            cap,
+            capped: false,
+        }
+    }
+
+    /// A first look (one step before the deadline): only what the server does from now on
+    /// counts, not the start-up before the wait.
+    pub fn mark(&mut self, now: Option<Activity>) {
+        self.last = now.map(|a| a.cpu_ticks);
+        if self.first.is_none() {
+            self.first = self.last;
+        }
+    }
+
+    /// At a deadline: extend while the server is active (`unread`: it has not read what it was
+    /// sent yet — still starting, not ignoring it).
+    pub fn decide(&mut self, now: Option<Activity>, unread: bool) -> Decision {
+        let burned =
+            matches!((self.last, now), (Some(last), Some(a)) if a.cpu_ticks >= last + BUSY_TICKS);
+        let active = unread || burned || now.is_some_and(|a| a.runnable);
+        self.last = now.map(|a| a.cpu_ticks);
+        if self.first.is_none() {
+            self.first = self.last;
+        }
+        if !active {
+            self.capped = false;
+            Decision::Idle
+        } else if self.extended < self.cap {
+            self.extended += STEP;
+            Decision::Extend(STEP)
+        } else {
+            self.capped = true;
+            Decision::Capped
+        }
+    }
+
+    /// CPU ticks the server used since the first look.
+    pub fn ticks_used(&self) -> u64 {
+        match (self.first, self.last) {
+            (Some(f), Some(l)) => l.saturating_sub(f),
+            _ => 0,
+        }
+    }
+}
+
+/// What a load-aware wait for the exit ended with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum GraceEnd {
+    Exited,
+    /// The deadline passed with the server idle: it really did not exit.
+    Idle,
+    /// The server was active to the end of the extensions, `waited` in all, using `cpu_share`
+    /// of one core; `machine` is the load then (when readable).
+    Capped {
+        waited: Duration,
+        cpu_share: f64,
+        machine: Option<Machine>,
+    },
+}
+
+impl GraceEnd {
+    /// The machine was saturated when the extended deadline ran out: a slow server, not a
+    /// broken one.
+    pub fn saturated(&self) -> Option<(Machine, f64)> {
+        match self {
+            GraceEnd::Capped {
+                machine: Some(m),
+                cpu_share,
+                ..
+            } if m.saturated() => Some((*m, *cpu_share)),
+            _ => None,
+        }
+    }
+}
+
+/// Waits (briefly, bounded by [`PACE_MAX_WAIT`]) until the machine has at most
+/// [`PACE_PER_CORE`] runnable processes per core, then lets one server start: starts are the
+/// CPU-heavy part of a check, and a run with `--jobs` far above the cores must not starve its own
+/// servers of the CPU they need to answer in time. Starts go through the gate one at a time; the
+/// returned guard is dropped once the server is spawned.
+pub async fn pace() -> tokio::sync::MutexGuard<'static, ()> {
+    static GATE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    let gate = GATE.lock().await;
+    let started = tokio::time::Instant::now();
+    while started.elapsed() < PACE_MAX_WAIT {
+        match Machine::read() {
+            Some(m) if m.procs_running > m.cores * PACE_PER_CORE => {
+                tokio::time::sleep(Duration::from_millis(10)).await
+            }
+            _ => break,
+        }
+    }
+    gate
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(ticks: u64, runnable: bool) -> Option<Activity> {
+        Some(Activity {
+            cpu_ticks: ticks,
+            runnable,
+        })
+    }
+
+    #[test]
+    fn a_server_runnable_all_along_gets_the_deadline_extended() {
+        // Waiting for a CPU: no tick used, but runnable at every look.
+        let mut g = Grace::new(Duration::from_secs(2));
+        g.mark(at(100, true));
+        for _ in 0..4 {
+            assert_eq!(g.decide(at(100, true), false), Decision::Extend(STEP));
+        }
+        assert_eq!(g.extended, Duration::from_secs(2));
+    }
+
+    #[test]
+    fn a_server_burning_cpu_gets_the_deadline_extended() {
+        let mut g = Grace::new(Duration::from_secs(1));
+        g.mark(at(100, false));
+        assert_eq!(g.decide(at(110, false), false), Decision::Extend(STEP));
+        assert_eq!(g.decide(at(125, false), false), Decision::Extend(STEP));
+        assert_eq!(g.ticks_used(), 25);
+    }
+
+    #[test]
+    fn an_idle_server_is_not_extended() {
+        let mut g = Grace::new(Duration::from_secs(5));
+        g.mark(at(100, false));
+        assert_eq!(g.decide(at(101, false), false), Decision::Idle);
+        assert_eq!(g.extended, Duration::ZERO);
+        // Unreadable activity is idle too (no evidence of work).
+        assert_eq!(Grace::new(STEP).decide(None, false), Decision::Idle);
+        // A server that has not read what it was sent is still starting.
+        assert_eq!(Grace::new(STEP).decide(None, true), Decision::Extend(STEP));
+    }
+
+    #[test]
+    fn the_cap_is_reached_and_said() {
+        let mut g = Grace::new(Duration::from_secs(1));
+        g.mark(at(0, true));
+        assert_eq!(g.decide(at(0, true), false), Decision::Extend(STEP));
+        assert_eq!(g.decide(at(0, true), false), Decision::Extend(STEP));
+        assert_eq!(g.decide(at(0, true), false), Decision::Capped);
+        assert!(g.capped);
+        let machine = Machine {
+            procs_running: 40,
+            load1: 17.5,
+            cores: 2,
+        };
+        let end = GraceEnd::Capped {
+            waited: Duration::from_secs(4),
+            cpu_share: 0.01,
+            machine: Some(machine),
+        };
+        assert_eq!(end.saturated(), Some((machine, 0.01)));
+        let calm = GraceEnd::Capped {
+            waited: Duration::from_secs(4),
+            cpu_share: 0.9,
+            machine: Some(Machine {
+                procs_running: 1,
+                load1: 0.9,
+                cores: 2,
+            }),
+        };
+        // A server spinning on an idle machine is not excused by the load.
+        assert_eq!(calm.saturated(), None);
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn the_machine_load_is_readable() {
+        let m = Machine::read().expect("/proc/stat and /proc/loadavg");
+        assert!(m.cores >= 1 && m.procs_running >= 1, "{m:?}");
+    }
+}
