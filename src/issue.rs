@@ -165,6 +165,12 @@ impl Issue {
         self.severity == Severity::Error
     }
 
+    /// Whether this finding is of `rule` (by identity: rules are compared as the catalogue's
+    /// statics, never by their code strings).
+    pub fn is(&self, rule: &'static Rule) -> bool {
+        std::ptr::eq(self.rule, rule)
+    }
+
     /// What identifies the defect behind this finding, wherever it was seen: the code and the
     /// offending bytes, or else the message without what differs between processes (stdout
     /// positions, request ids, timings). Two findings with one cause are one root cause.

@@ -21,16 +21,19 @@ fn a_saturated_machine_turns_no_clean_server_into_a_failing_one() {
     let marker = format!("GUARD_LOAD={}", std::process::id());
     let clean = repo().join("examples/hello-server/server.py");
     let deaf = repo().join("tests/fixtures/servers/ignores_eof.py");
-    let entry = |name: String, script: &std::path::Path| {
-        json!({"name": name, "command": ["python3", script.display().to_string()], "env": {"GUARD_LOAD": std::process::id().to_string()}})
-    };
-    let mut lines: Vec<Value> = (0..CLEAN).map(|n| entry(format!("clean-{n:03}"), &clean)).collect();
+    let entry = |name: String, script: &std::path::Path| json!({"name": name, "command": ["python3", script.display().to_string()], "env": {"GUARD_LOAD": std::process::id().to_string()}});
+    let mut lines: Vec<Value> = (0..CLEAN)
+        .map(|n| entry(format!("clean-{n:03}"), &clean))
+        .collect();
     // In the middle of the list: it runs while the machine is at its busiest.
     lines.insert(CLEAN / 2, entry("ignores-eof".into(), &deaf));
     let registry = dir.join("servers.jsonl");
     std::fs::write(
         &registry,
-        lines.iter().map(|l| l.to_string() + "\n").collect::<String>(),
+        lines
+            .iter()
+            .map(|l| l.to_string() + "\n")
+            .collect::<String>(),
     )
     .unwrap();
     let args: Vec<String> = [

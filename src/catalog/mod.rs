@@ -286,4 +286,46 @@ mod tests {
         assert_eq!(first_sentence("Use v1.2 now. Later."), "Use v1.2 now.");
         assert_eq!(first_sentence("No period"), "No period");
     }
+
+    /// No code string exists outside the catalogue: code that is not a test names a rule by its
+    /// static (`&rules::X`), never by its code (`"stdout-non-json"`), so renaming a code cannot
+    /// silently break a comparison.
+    #[test]
+    fn no_code_string_outside_the_catalogue() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut stack = vec![root.clone()];
+        let mut found = Vec::new();
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    if path != root.join("catalog") {
+                        stack.push(path);
+                    }
+                    continue;
+                }
+                if path.extension().is_none_or(|e| e != "rs") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                // Unit tests (at the end of a file) may spell codes out.
+                let code_part = text.split("#[cfg(test)]").next().unwrap_or("");
+                for rule in all() {
+                    let quoted = format!("\"{}\"", rule.code);
+                    // `process.outcome: "spawn-failed"` is the reference's outcome value, not
+                    // the code.
+                    let outcome =
+                        rule.code == "spawn-failed" && path.ends_with("runtime/record.rs");
+                    if code_part.contains(&quoted) && !outcome {
+                        found.push(format!("{}: {quoted}", path.display()));
+                    }
+                }
+            }
+        }
+        assert!(
+            found.is_empty(),
+            "code strings outside src/catalog/:\n{}",
+            found.join("\n")
+        );
+    }
 }

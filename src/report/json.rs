@@ -156,7 +156,7 @@ fn discover_value(run: &RunRecord) -> Value {
     let d = &run.discover;
     json!({
         "probed": d.probed,
-        "answer": d.answer,
+        "answer": d.answer.map(|a| a.as_str()),
         "supportedVersions": d.supported_versions,
         "legacyRefused": run.legacy_refused,
         "durationMs": d.duration.map(|x| x.as_millis() as u64),
@@ -231,13 +231,13 @@ fn adversarial_value(run: &RunRecord, verdicts: &[CheckVerdict]) -> Value {
         .map(|p| {
             let mut v = json!({
                 "name": p.name,
-                "origin": p.origin,
+                "origin": p.origin.as_str(),
                 "status": p.status.as_str(),
                 "risk": p.risk,
                 "issueCodes": p.issue_codes,
                 "frame": p.frame,
                 "reply": p.reply,
-                "session": p.session,
+                "session": p.session.as_str(),
                 "durationMs": p.duration.as_millis() as u64,
             });
             if let Some(why) = &p.skip_reason {
@@ -488,8 +488,8 @@ fn process_value(run: &RunRecord, timeout_ms: u64) -> Value {
         "timeoutCode": p.timeout_code.unwrap_or(""),
         "timeoutMs": timeout_ms,
         "killedByGuard": p.killed_by_guard,
-        "killSignal": p.kill_signal.unwrap_or(""),
-        "killReason": p.kill_reason.unwrap_or(""),
+        "killSignal": p.kill_signal.map_or("", |k| k.as_str()),
+        "killReason": p.kill_reason.map_or("", |k| k.as_str()),
         "spawnError": p.spawn_error.as_ref().map(|(code, message)| json!({"code": code, "message": message})),
         "shutdown": {
             "stage": sd.stage.as_str(),
@@ -696,7 +696,7 @@ pub fn issue_value(i: &Issue) -> Value {
     if let Some(e) = &i.evidence {
         v.insert("evidence".into(), Value::from(e.clone()));
     }
-    if i.code() == "spawn-failed" && !i.fields.contains_key("spawnErrorCode") {
+    if i.is(&crate::catalog::runtime::SPAWN_FAILED) && !i.fields.contains_key("spawnErrorCode") {
         v.insert("spawnErrorCode".into(), Value::from(""));
     }
     for (k, val) in &i.fields {

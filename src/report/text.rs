@@ -354,7 +354,7 @@ fn adversarial_text(out: &mut String, run: &RunRecord) {
         let detail = match &p.skip_reason {
             Some(why) => why.clone(),
             None => {
-                let mut d = format!("{}; session {}", p.reply, p.session);
+                let mut d = format!("{}; session {}", p.reply, p.session.as_str());
                 if p.effects_observed {
                     d.push_str(&format!(
                         "; {} effect{}",

@@ -100,7 +100,7 @@ pub fn inspect(frame: &RawFrame) -> Inspected {
 /// Judges one frame's bytes, formatting messages only for the rules `wanted` asks for (a flood
 /// of identical problems past the report's cap costs no formatting); the others carry an empty
 /// message and still count.
-pub fn inspect_with(frame: &RawFrame, wanted: &dyn Fn(&Rule) -> bool) -> Inspected {
+pub fn inspect_with(frame: &RawFrame, wanted: &dyn Fn(&'static Rule) -> bool) -> Inspected {
     let mut out = Inspected::default();
     // Formatted only when a problem is found: clean frames allocate nothing here.
     let pos = LazyPos(frame);
@@ -201,7 +201,7 @@ fn judge_rest(
     rest: &[u8],
     pos: &LazyPos,
     ev: &LazyEvidence,
-    wanted: &dyn Fn(&Rule) -> bool,
+    wanted: &dyn Fn(&'static Rule) -> bool,
     out: &mut Inspected,
 ) {
     let trimmed = json_text::trim_ws(rest);

@@ -1,6 +1,7 @@
 //! A bounded collection of issues: a flood of identical problems (a million non-JSON lines) keeps
 //! the first few occurrences of each code in full and counts the rest on the first one.
 
+use crate::catalog::Rule;
 use crate::issue::{Issue, Phase};
 
 #[derive(Debug)]
@@ -22,10 +23,9 @@ impl IssueSink {
         if issue.phase.is_none() {
             issue.phase = Some(phase);
         }
-        let code = issue.code();
-        let seen = self.issues.iter().filter(|i| i.code() == code).count();
-        if seen >= self.per_code_cap {
-            self.count_more(code);
+        let rule = issue.rule;
+        if !self.would_keep(rule) {
+            self.count_more(rule);
             return;
         }
         self.issues.push(issue);
@@ -37,13 +37,13 @@ impl IssueSink {
     }
 
     /// Whether another issue with this code would be kept in full (not just counted).
-    pub fn would_keep(&self, code: &str) -> bool {
-        self.issues.iter().filter(|i| i.code() == code).count() < self.per_code_cap
+    pub fn would_keep(&self, rule: &'static Rule) -> bool {
+        self.issues.iter().filter(|i| i.is(rule)).count() < self.per_code_cap
     }
 
     /// Counts one more occurrence of a code already at its cap, without building the issue.
-    pub fn count_more(&mut self, code: &str) {
-        if let Some(first) = self.issues.iter_mut().find(|i| i.code() == code) {
+    pub fn count_more(&mut self, rule: &'static Rule) {
+        if let Some(first) = self.issues.iter_mut().find(|i| i.is(rule)) {
             let more = first
                 .fields
                 .get("moreOccurrences")
@@ -54,8 +54,8 @@ impl IssueSink {
         }
     }
 
-    pub fn has(&self, code: &str) -> bool {
-        self.issues.iter().any(|i| i.code() == code)
+    pub fn has(&self, rule: &'static Rule) -> bool {
+        self.issues.iter().any(|i| i.is(rule))
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Issue> {

@@ -75,7 +75,7 @@ impl FrameJudge {
         frame: RawFrame,
         max_line_bytes: u64,
         negotiated: Option<&str>,
-        wanted: &dyn Fn(&Rule) -> bool,
+        wanted: &dyn Fn(&'static Rule) -> bool,
     ) -> Vec<Judged> {
         let inspected = frame::inspect_with(&frame, wanted);
         match self.joiner.offer(frame, &inspected, max_line_bytes) {
@@ -109,7 +109,7 @@ impl FrameJudge {
     pub fn flush(
         &mut self,
         negotiated: Option<&str>,
-        wanted: &dyn Fn(&Rule) -> bool,
+        wanted: &dyn Fn(&'static Rule) -> bool,
     ) -> Vec<Judged> {
         self.joiner
             .flush()
@@ -131,7 +131,7 @@ fn pretty(
     frames: &[RawFrame],
     value: Value,
     negotiated: Option<&str>,
-    wanted: &dyn Fn(&Rule) -> bool,
+    wanted: &dyn Fn(&'static Rule) -> bool,
 ) -> Judged {
     let first = &frames[0];
     let last = &frames[frames.len() - 1];
@@ -165,7 +165,7 @@ pub fn judge(
     frame: &RawFrame,
     inspected: Inspected,
     negotiated: Option<&str>,
-    wanted: &dyn Fn(&Rule) -> bool,
+    wanted: &dyn Fn(&'static Rule) -> bool,
 ) -> Judged {
     let damaged = !inspected.problems.is_empty();
     let mut j = Judged {
@@ -224,7 +224,7 @@ fn classify(
     damaged: bool,
     pos: Pos,
     negotiated: Option<&str>,
-    wanted: &dyn Fn(&Rule) -> bool,
+    wanted: &dyn Fn(&'static Rule) -> bool,
 ) {
     // The evidence is the value's bytes, serialized once (a batch of a million elements can
     // break a rule a thousand times); past `GRAMMAR_PER_FRAME` findings the rest are counted.
@@ -324,7 +324,7 @@ mod tests {
         }
     }
 
-    fn all(_: &Rule) -> bool {
+    fn all(_: &'static Rule) -> bool {
         true
     }
 
@@ -379,7 +379,7 @@ mod tests {
 
     #[test]
     fn past_the_cap_a_finding_is_counted_not_formatted() {
-        let none = |_: &Rule| false;
+        let none = |_: &'static Rule| false;
         let f = frame(1, b"banner");
         let got = judge(&f, frame::inspect_with(&f, &none), None, &none);
         assert!(got.issues.is_empty());

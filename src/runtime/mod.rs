@@ -28,8 +28,8 @@ use probes::ProbeSpec;
 use probes::requests::{OperationSpec, Policy};
 use probes::shutdown::LadderConfig;
 use record::{
-    DiscoverRecord, Era, OperationRecord, OperationStatus, OutputRecord, ProcessOutcome,
-    ProcessRecord, RunRecord, ShutdownRecord, ShutdownStage, Timings,
+    DiscoverAnswer, DiscoverRecord, Era, OperationRecord, OperationStatus, OutputRecord,
+    ProcessOutcome, ProcessRecord, RunRecord, ShutdownRecord, ShutdownStage, Timings,
 };
 use serde_json::Value;
 use session::{Session, SessionConfig};
@@ -89,7 +89,7 @@ pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
     }
     let mut second = run_once(spec, run, false, Ops::Run, None, Window::FromInitialized).await;
     if second.initialized {
-        let how = if first.discover.answer == Some("crashed") {
+        let how = if first.discover.answer == Some(DiscoverAnswer::Crashed) {
             "exited or closed stdout when sent server/discover"
         } else {
             "answered server/discover, then never completed the initialize handshake"
@@ -195,21 +195,22 @@ fn discover_may_be_to_blame(first: &RunRecord) -> bool {
     if first.initialized || !first.discover.probed {
         return false;
     }
-    if first.discover.answer == Some("crashed") {
+    if first.discover.answer == Some(DiscoverAnswer::Crashed) {
         return true;
     }
     let answered = matches!(
         first.discover.answer,
-        Some("error" | "broken" | "unexpected-result")
+        Some(DiscoverAnswer::Error | DiscoverAnswer::Broken | DiscoverAnswer::UnexpectedResult)
     );
     answered
         && first.issues.iter().any(|i| {
             [
-                rules::SERVER_EXITED.code,
-                rules::STDOUT_CLOSED_EARLY.code,
-                rules::INITIALIZE_TIMEOUT.code,
+                &rules::SERVER_EXITED,
+                &rules::STDOUT_CLOSED_EARLY,
+                &rules::INITIALIZE_TIMEOUT,
             ]
-            .contains(&i.code())
+            .iter()
+            .any(|r| i.is(r))
         })
 }
 
@@ -235,12 +236,7 @@ async fn legacy_too(
     };
     // Only an error reply to `initialize` means "no legacy era here"; a timeout, a crash or a
     // broken reply is a finding of the legacy run, reported as such.
-    if !legacy.initialized
-        && legacy
-            .issues
-            .iter()
-            .any(|i| i.code() == rules::INITIALIZE_ERROR.code)
-    {
+    if !legacy.initialized && legacy.issues.iter().any(|i| i.is(&rules::INITIALIZE_ERROR)) {
         let mut only = if spec.operations.is_empty() {
             stateless
         } else {
@@ -323,65 +319,7 @@ async fn run_once(
             if let Some(i) = instruments.take() {
                 i.finish().await;
             }
-            let issue = Issue::new(
-                &rules::SPAWN_FAILED,
-                format!("could not start the server: {} ({})", err.message, err.code),
-            )
-            .detail("spawn-failed-before-startup")
-            .phase(Phase::Startup)
-            .field("spawnErrorCode", err.code.clone());
-            return RunRecord {
-                run,
-                issues: vec![issue],
-                process: ProcessRecord {
-                    started: false,
-                    pid: None,
-                    outcome: ProcessOutcome::SpawnFailed,
-                    phase: Phase::Startup,
-                    exit_code: None,
-                    signal: None,
-                    timed_out: false,
-                    timeout_code: None,
-                    killed_by_guard: false,
-                    kill_signal: None,
-                    kill_reason: None,
-                    spawn_error: Some((err.code, err.message)),
-                    shutdown: ShutdownRecord {
-                        stage: ShutdownStage::NotStarted,
-                        stdin_eof_to_exit: None,
-                        stdout_held_open: false,
-                        descendants_killed: Vec::new(),
-                    },
-                    output: output_limits,
-                },
-                initialized: false,
-                negotiated_protocol: None,
-                initialize_result: None,
-                capability_keys: Vec::new(),
-                era: Era::Legacy,
-                also_stateless: false,
-                legacy_refused: false,
-                discover: DiscoverRecord::default(),
-                capability_probes: spec.probes.capabilities,
-                capability_checks: probes::lists::unprobed(&Value::Null).checks,
-                tool_schema: None,
-                safe_tool_schemas: Vec::new(),
-                operations: skipped(&spec.operations),
-                frames: 0,
-                invalid_frames: 0,
-                frames_after_stdin_eof: 0,
-                server_requests: 0,
-                server_notifications: 0,
-                stderr_tail: Vec::new(),
-                timings: Timings {
-                    total: start.elapsed(),
-                    ..Timings::default()
-                },
-                effects: None,
-                adversarial: None,
-                buffering: None,
-                target_issues: Vec::new(),
-            };
+            return spawn_failed(spec, run, start, err, output_limits);
         }
     };
     let spawn_time = start.elapsed();
@@ -396,9 +334,164 @@ async fn run_once(
         s.effects = Some(i.recorder.clone());
     }
 
+    let neg = negotiate(&mut s, spec, discover, stateless).await;
+    let init_time = start.elapsed();
+    let startup_cpu = s
+        .busy_probe
+        .as_ref()
+        .and_then(|p| p())
+        .map(|a| std::time::Duration::from_millis(a.cpu_ticks * 10));
+    let work = operate(&mut s, spec, &neg, ops).await;
+    let ops_time = start.elapsed();
+    let exit_phase_before = s.exited.map(|_| s.phase);
+    let shutdown = probes::shutdown::run(&mut s, &mut server, &spec.ladder).await;
+    let total = start.elapsed();
+    let (stderr, effects) =
+        after_shutdown(&mut s, spec, &neg, &work.operations, &server, instruments).await;
+    let process = process_record(
+        &s,
+        server.pid,
+        shutdown,
+        exit_phase_before,
+        output_limits,
+        &stderr,
+    );
+    let capability_keys = neg
+        .capabilities
+        .as_object()
+        .map(|c| {
+            let mut keys: Vec<String> = c.keys().cloned().collect();
+            keys.sort();
+            keys
+        })
+        .unwrap_or_default();
+    let stats = s.stats.clone();
+    RunRecord {
+        run,
+        process,
+        initialized: s.initialized,
+        negotiated_protocol: s.negotiated.clone(),
+        initialize_result: neg.hs.result,
+        capability_keys,
+        era: neg.era,
+        also_stateless: false,
+        legacy_refused: false,
+        discover: neg.discover,
+        capability_probes: spec.probes.capabilities,
+        capability_checks: work.lists.checks,
+        tool_schema: work.tool_schema,
+        safe_tool_schemas: work.safe_tool_schemas,
+        operations: work.operations,
+        frames: stats.frames,
+        invalid_frames: stats.invalid_frames,
+        frames_after_stdin_eof: stats.after_stdin_eof,
+        server_requests: stats.server_requests,
+        server_notifications: stats.server_notifications,
+        stderr_tail: stderr.tail,
+        timings: Timings {
+            spawn: Some(spawn_time),
+            initialize: Some(init_time.saturating_sub(spawn_time)),
+            operations: Some(ops_time.saturating_sub(init_time)),
+            shutdown: Some(total.saturating_sub(ops_time)),
+            total,
+            startup_cpu,
+        },
+        issues: s.issues.into_vec(),
+        effects,
+        adversarial: None,
+        buffering: None,
+        target_issues: Vec::new(),
+    }
+}
+
+/// The record of a run whose server could not be started.
+fn spawn_failed(
+    spec: &RunSpec,
+    run: u32,
+    start: Instant,
+    err: process::SpawnError,
+    output_limits: OutputRecord,
+) -> RunRecord {
+    let issue = Issue::new(
+        &rules::SPAWN_FAILED,
+        format!("could not start the server: {} ({})", err.message, err.code),
+    )
+    .detail("spawn-failed-before-startup")
+    .phase(Phase::Startup)
+    .field("spawnErrorCode", err.code.clone());
+    RunRecord {
+        run,
+        issues: vec![issue],
+        process: ProcessRecord {
+            started: false,
+            pid: None,
+            outcome: ProcessOutcome::SpawnFailed,
+            phase: Phase::Startup,
+            exit_code: None,
+            signal: None,
+            timed_out: false,
+            timeout_code: None,
+            killed_by_guard: false,
+            kill_signal: None,
+            kill_reason: None,
+            spawn_error: Some((err.code, err.message)),
+            shutdown: ShutdownRecord {
+                stage: ShutdownStage::NotStarted,
+                stdin_eof_to_exit: None,
+                stdout_held_open: false,
+                descendants_killed: Vec::new(),
+            },
+            output: output_limits,
+        },
+        initialized: false,
+        negotiated_protocol: None,
+        initialize_result: None,
+        capability_keys: Vec::new(),
+        era: Era::Legacy,
+        also_stateless: false,
+        legacy_refused: false,
+        discover: DiscoverRecord::default(),
+        capability_probes: spec.probes.capabilities,
+        capability_checks: probes::lists::unprobed(&Value::Null).checks,
+        tool_schema: None,
+        safe_tool_schemas: Vec::new(),
+        operations: skipped(&spec.operations),
+        frames: 0,
+        invalid_frames: 0,
+        frames_after_stdin_eof: 0,
+        server_requests: 0,
+        server_notifications: 0,
+        stderr_tail: Vec::new(),
+        timings: Timings {
+            total: start.elapsed(),
+            ..Timings::default()
+        },
+        effects: None,
+        adversarial: None,
+        buffering: None,
+        target_issues: Vec::new(),
+    }
+}
+
+/// What the start of a session established: the era, the capabilities, the handshake.
+struct Negotiated {
+    era: Era,
+    capabilities: Value,
+    hs: probes::handshake::Handshake,
+    discover: DiscoverRecord,
+}
+
+/// The era probe (`server/discover`, when `discover`), then the legacy handshake unless the
+/// server is stateless; `stateless` is told the moment it is.
+async fn negotiate(
+    s: &mut Session,
+    spec: &RunSpec,
+    discover: bool,
+    stateless: Option<tokio::sync::oneshot::Sender<()>>,
+) -> Negotiated {
     // Era: a stateless server answers `server/discover`; anything else goes on with `initialize`.
     let (era, mut discover_rec) = if discover {
-        probes::discover::run(&mut s, spec.probes.discover_window).await
+        probes::discover::run(s, spec.probes.discover_window).await
     } else {
         (probes::discover::Era::Legacy, DiscoverRecord::default())
     };
@@ -415,11 +508,11 @@ async fn run_once(
             (Era::Stateless, capabilities)
         }
         probes::discover::Era::Legacy => {
-            hs = probes::handshake::run(&mut s).await;
+            hs = probes::handshake::run(s).await;
             let late = if hs.ok {
                 None
             } else {
-                probes::discover::late(&mut s, &mut discover_rec)
+                probes::discover::late(s, &mut discover_rec)
             };
             if let Some(probes::discover::Era::Stateless {
                 capabilities,
@@ -444,16 +537,29 @@ async fn run_once(
         }
         probes::discover::Era::Crashed => (Era::Legacy, Value::Null),
     };
-    let init_time = start.elapsed();
-    let startup_cpu = s
-        .busy_probe
-        .as_ref()
-        .and_then(|p| p())
-        .map(|a| std::time::Duration::from_millis(a.cpu_ticks * 10));
+    Negotiated {
+        era,
+        capabilities,
+        hs,
+        discover: discover_rec,
+    }
+}
+
+/// What the work after the handshake produced.
+struct Work {
+    lists: probes::lists::Lists,
+    tool_schema: Option<checks::tools::ToolSummary>,
+    safe_tool_schemas: Vec<(String, Option<Value>)>,
+    operations: Vec<OperationRecord>,
+}
+
+/// The capability probes and the explicit operations.
+async fn operate(s: &mut Session, spec: &RunSpec, neg: &Negotiated, ops: Ops) -> Work {
+    let (hs, capabilities, era) = (&neg.hs, &neg.capabilities, neg.era);
     let lists = if hs.ok && spec.probes.capabilities {
         probes::lists::run(
-            &mut s,
-            &capabilities,
+            s,
+            capabilities,
             &probes::lists::ListsConfig {
                 max_pages: spec.probes.max_pages,
                 name_rule: spec.probes.name_rule,
@@ -461,7 +567,7 @@ async fn run_once(
         )
         .await
     } else {
-        probes::lists::unprobed(&capabilities)
+        probes::lists::unprobed(capabilities)
     };
     let mut tool_schema = lists.tool_schema.clone();
     let safe_tool_schemas = probes::invalid_args::safe_tool_schemas(
@@ -478,7 +584,7 @@ async fn run_once(
             name_rule: spec.probes.name_rule,
             capabilities: capabilities.clone(),
         };
-        let (ops, extra) = probes::requests::run(&mut s, &spec.operations, &mut policy).await;
+        let (ops, extra) = probes::requests::run(s, &spec.operations, &mut policy).await;
         if tool_schema.is_none() {
             tool_schema = extra.tool_schema;
         }
@@ -486,11 +592,26 @@ async fn run_once(
     } else {
         skipped(&spec.operations)
     };
-    let ops_time = start.elapsed();
-    let exit_phase_before = s.exited.map(|_| s.phase);
-    let shutdown = probes::shutdown::run(&mut s, &mut server, &spec.ladder).await;
-    let total = start.elapsed();
+    Work {
+        lists,
+        tool_schema,
+        safe_tool_schemas,
+        operations,
+    }
+}
 
+/// The findings made once the process is gone: deadline extensions, undeclared notifications,
+/// buffering at exit, the effects record, the stderr limit. Returns the stderr facts and the
+/// effects.
+async fn after_shutdown(
+    s: &mut Session,
+    spec: &RunSpec,
+    neg: &Negotiated,
+    operations: &[OperationRecord],
+    server: &process::ServerProcess,
+    instruments: Option<effects::Instruments>,
+) -> (Stderr, Option<effects::EffectsRecord>) {
+    let (hs, capabilities) = (&neg.hs, &neg.capabilities);
     for (phase, extra) in std::mem::take(&mut s.extensions) {
         let what = match phase {
             Phase::Initialize => "the initialize timeout",
@@ -520,7 +641,7 @@ async fn run_once(
     };
     if hs.ok {
         let messages = s.server_messages.clone();
-        for issue in checks::notifications::undeclared(&messages, &capabilities) {
+        for issue in checks::notifications::undeclared(&messages, capabilities) {
             s.record(issue);
         }
     }
@@ -561,7 +682,7 @@ async fn run_once(
     };
     if let Some(rec) = &effects
         && let Some(issue) = checks::effects::unproven(
-            &operations,
+            operations,
             &rec.effects,
             &effects::observers_that_ran(rec, true),
         )
@@ -577,10 +698,39 @@ async fn run_once(
             ),
         ));
     }
-    let timed_out = s.issues.iter().find_map(|i| match i.code() {
-        "initialize-timeout" | "operation-timeout" => Some(i.rule.code),
-        _ => None,
-    });
+    (
+        Stderr {
+            tail: stderr_tail,
+            bytes: stderr_bytes,
+            lines: stderr_lines,
+            truncated: stderr_truncated,
+        },
+        effects,
+    )
+}
+
+/// The stderr facts of a run.
+struct Stderr {
+    tail: Vec<u8>,
+    bytes: u64,
+    lines: u64,
+    truncated: bool,
+}
+
+/// The `process` record: outcome, exit, how the guard ended it, output counters.
+fn process_record(
+    s: &Session,
+    pid: u32,
+    shutdown: ShutdownRecord,
+    exit_phase_before: Option<Phase>,
+    output_limits: OutputRecord,
+    stderr: &Stderr,
+) -> ProcessRecord {
+    let timed_out = s
+        .issues
+        .iter()
+        .find(|i| i.is(&rules::INITIALIZE_TIMEOUT) || i.is(&rules::OPERATION_TIMEOUT))
+        .map(|i| i.rule.code);
     let (exit_code, signal) = match s.exited {
         Some((_, exit)) => (exit.code, exit.signal),
         None => (None, None),
@@ -599,12 +749,12 @@ async fn run_once(
     let limit_code = s
         .issues
         .iter()
-        .find(|i| i.code() == "stdout-output-limit-exceeded")
+        .find(|i| i.is(&rules::STDOUT_OUTPUT_LIMIT_EXCEEDED))
         .map(|i| i.rule.code);
     let counters = s.link.counters.clone();
-    let process = ProcessRecord {
+    ProcessRecord {
         started: true,
-        pid: Some(server.pid),
+        pid: Some(pid),
         outcome,
         phase: exit_phase_before.unwrap_or(s.phase),
         exit_code,
@@ -613,14 +763,14 @@ async fn run_once(
         timeout_code: timed_out,
         killed_by_guard,
         kill_signal: match shutdown.stage {
-            ShutdownStage::Sigterm => Some("SIGTERM"),
-            ShutdownStage::Sigkill | ShutdownStage::Unkillable => Some("SIGKILL"),
+            ShutdownStage::Sigterm => Some(record::KillSignal::Sigterm),
+            ShutdownStage::Sigkill | ShutdownStage::Unkillable => Some(record::KillSignal::Sigkill),
             _ => None,
         },
         kill_reason: killed_by_guard.then_some(if timed_out.is_some() {
-            "timeout"
+            record::KillReason::Timeout
         } else {
-            "guard-finished"
+            record::KillReason::GuardFinished
         }),
         spawn_error: None,
         shutdown,
@@ -628,57 +778,12 @@ async fn run_once(
             stdout_bytes: counters.stdout_bytes.load(Ordering::Relaxed),
             stdout_lines: counters.stdout_lines.load(Ordering::Relaxed),
             stdin_bytes: counters.stdin_bytes.load(Ordering::Relaxed),
-            stderr_bytes,
-            stderr_lines,
-            stderr_truncated,
+            stderr_bytes: stderr.bytes,
+            stderr_lines: stderr.lines,
+            stderr_truncated: stderr.truncated,
             limit_code,
             ..output_limits
         },
-    };
-    let capability_keys = capabilities
-        .as_object()
-        .map(|c| {
-            let mut keys: Vec<String> = c.keys().cloned().collect();
-            keys.sort();
-            keys
-        })
-        .unwrap_or_default();
-    let stats = s.stats.clone();
-    RunRecord {
-        run,
-        process,
-        initialized: s.initialized,
-        negotiated_protocol: s.negotiated.clone(),
-        initialize_result: hs.result,
-        capability_keys,
-        era,
-        also_stateless: false,
-        legacy_refused: false,
-        discover: discover_rec,
-        capability_probes: spec.probes.capabilities,
-        capability_checks: lists.checks,
-        tool_schema,
-        safe_tool_schemas,
-        operations,
-        frames: stats.frames,
-        invalid_frames: stats.invalid_frames,
-        frames_after_stdin_eof: stats.after_stdin_eof,
-        server_requests: stats.server_requests,
-        server_notifications: stats.server_notifications,
-        stderr_tail,
-        timings: Timings {
-            spawn: Some(spawn_time),
-            initialize: Some(init_time.saturating_sub(spawn_time)),
-            operations: Some(ops_time.saturating_sub(init_time)),
-            shutdown: Some(total.saturating_sub(ops_time)),
-            total,
-            startup_cpu,
-        },
-        issues: s.issues.into_vec(),
-        effects,
-        adversarial: None,
-        buffering: None,
-        target_issues: Vec::new(),
     }
 }
 

@@ -29,6 +29,103 @@ impl ProcessOutcome {
     }
 }
 
+/// The signal the guard ended a process with (the reference's `process.killSignal`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KillSignal {
+    Sigterm,
+    Sigkill,
+}
+
+impl KillSignal {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KillSignal::Sigterm => "SIGTERM",
+            KillSignal::Sigkill => "SIGKILL",
+        }
+    }
+}
+
+/// Why the guard ended a process (the reference's `process.killReason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KillReason {
+    /// A request went unanswered.
+    Timeout,
+    /// The check was over and the server did not exit on stdin EOF.
+    GuardFinished,
+}
+
+impl KillReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KillReason::Timeout => "timeout",
+            KillReason::GuardFinished => "guard-finished",
+        }
+    }
+}
+
+/// What became of a probe's session (`adversarial.probes[].session`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionState {
+    /// The valid request after the frame succeeded and inherited nothing.
+    Usable,
+    /// The server exited cleanly (status 0).
+    Closed,
+    /// The server exited otherwise, or closed stdout and ran on.
+    Crashed,
+    /// A request got no reply while the server ran on, or it no longer exited on EOF.
+    Hung,
+    /// The valid request failed or was answered under the rejected frame's id.
+    Broken,
+    /// The probe could not be sent (no handshake in its process).
+    NotRun,
+    /// Not applicable here.
+    Skipped,
+}
+
+impl SessionState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionState::Usable => "usable",
+            SessionState::Closed => "closed",
+            SessionState::Crashed => "crashed",
+            SessionState::Hung => "hung",
+            SessionState::Broken => "broken",
+            SessionState::NotRun => "not-run",
+            SessionState::Skipped => "skipped",
+        }
+    }
+}
+
+/// What the `server/discover` probe got (`discover.answer`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiscoverAnswer {
+    /// A stateless-era result.
+    Result,
+    /// A JSON-RPC error (a legacy server).
+    Error,
+    /// Nothing within the window.
+    Silence,
+    /// The process exited or closed stdout.
+    Crashed,
+    /// A result that is not a discover result.
+    UnexpectedResult,
+    /// An unreadable reply.
+    Broken,
+}
+
+impl DiscoverAnswer {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiscoverAnswer::Result => "result",
+            DiscoverAnswer::Error => "error",
+            DiscoverAnswer::Silence => "silence",
+            DiscoverAnswer::Crashed => "crashed",
+            DiscoverAnswer::UnexpectedResult => "unexpected-result",
+            DiscoverAnswer::Broken => "broken",
+        }
+    }
+}
+
 /// How the shutdown ladder ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ShutdownStage {
@@ -81,8 +178,8 @@ pub struct ProcessRecord {
     pub timed_out: bool,
     pub timeout_code: Option<&'static str>,
     pub killed_by_guard: bool,
-    pub kill_signal: Option<&'static str>,
-    pub kill_reason: Option<&'static str>,
+    pub kill_signal: Option<KillSignal>,
+    pub kill_reason: Option<KillReason>,
     pub spawn_error: Option<(String, String)>,
     pub shutdown: ShutdownRecord,
     pub output: OutputRecord,
@@ -186,8 +283,7 @@ impl Era {
 #[derive(Debug, Clone, Default)]
 pub struct DiscoverRecord {
     pub probed: bool,
-    /// `result`, `error`, `silence`, `crashed`, `unexpected-result`, `broken`.
-    pub answer: Option<&'static str>,
+    pub answer: Option<DiscoverAnswer>,
     pub supported_versions: Vec<String>,
     pub duration: Option<Duration>,
     /// The id of the discover request (to pick up a reply that came after the window).
@@ -338,8 +434,7 @@ impl ProbeStatus {
 #[derive(Debug, Clone)]
 pub struct ProbeRecord {
     pub name: String,
-    /// `reference`, `framing`, `tool-call`.
-    pub origin: &'static str,
+    pub origin: super::probes::corpus::Origin,
     pub risk: &'static str,
     pub status: ProbeStatus,
     pub skip_reason: Option<String>,
@@ -347,8 +442,7 @@ pub struct ProbeRecord {
     pub frame: String,
     /// What the frame got back, in words (`silence`, `error -32601 (Method not found)`).
     pub reply: String,
-    /// `usable`, `closed`, `crashed`, `hung`, `broken`, `not-run`, `skipped`.
-    pub session: &'static str,
+    pub session: SessionState,
     pub issue_codes: Vec<&'static str>,
     /// Whether effects were observed for this probe's process (`--effects`).
     pub effects_observed: bool,

@@ -772,7 +772,7 @@ impl Session {
         self.judging_stalled = true;
         let issues = &self.issues;
         let judged = super::judge::judge(&frame, inspected, self.negotiated.as_deref(), &|rule| {
-            issues.would_keep(rule.code)
+            issues.would_keep(rule)
         });
         self.apply(judged);
         self.judging_stalled = false;
@@ -812,7 +812,7 @@ impl Session {
             frame,
             self.cfg.max_line_bytes,
             self.negotiated.as_deref(),
-            &|rule| issues.would_keep(rule.code),
+            &|rule| issues.would_keep(rule),
         );
         for j in judged {
             self.apply(j);
@@ -822,9 +822,9 @@ impl Session {
     /// Gives back held lines as non-JSON (the multi-line message never completed).
     fn flush_joiner(&mut self) {
         let issues = &self.issues;
-        let judged = self.judge.flush(self.negotiated.as_deref(), &|rule| {
-            issues.would_keep(rule.code)
-        });
+        let judged = self
+            .judge
+            .flush(self.negotiated.as_deref(), &|rule| issues.would_keep(rule));
         for j in judged {
             self.apply(j);
         }
@@ -840,7 +840,7 @@ impl Session {
             self.record(issue);
         }
         for rule in j.counted {
-            self.issues.count_more(rule.code);
+            self.issues.count_more(rule);
         }
         let at = self.now();
         if let Some(tap) = self.tap.as_mut() {

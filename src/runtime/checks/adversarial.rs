@@ -13,7 +13,7 @@ use crate::catalog::{Rule, Severity, adversarial as rules};
 use crate::issue::{Issue, Location, Phase};
 use crate::runtime::effects::{Effect, EffectKind};
 use crate::runtime::probes::corpus::{Delivery, Expect, Probe};
-use crate::runtime::record::ShutdownStage;
+use crate::runtime::record::{SessionState, ShutdownStage};
 use crate::runtime::session::Tapped;
 use crate::runtime::transport::ExitInfo;
 use serde_json::{Value, json};
@@ -106,8 +106,7 @@ pub struct Baseline {
 #[derive(Debug, Clone)]
 pub struct Verdict {
     pub issues: Vec<Issue>,
-    /// `usable`, `closed`, `crashed`, `hung`, `not-run`.
-    pub session: &'static str,
+    pub session: SessionState,
     /// What the frame got back, in words.
     pub reply: String,
     /// The effects attributed to the probe.
@@ -221,22 +220,59 @@ pub fn judge(probe: &Probe, obs: &Observation, base: &Baseline) -> Verdict {
                 probe,
                 format!("probe {name} could not run: {why}"),
             )],
-            session: "not-run",
+            session: SessionState::NotRun,
             reply: "not sent".into(),
             side_effects: Vec::new(),
         };
     };
-    let mut issues = Vec::new();
-    let mut explained: BTreeSet<u64> = BTreeSet::new();
-    let eof_probe = matches!(probe.delivery, Delivery::RawThenEof(_));
-    let resps = responses(&obs.tapped);
+    let mut j = Judging {
+        probe,
+        obs,
+        base,
+        name,
+        sent_at,
+        eof_probe: matches!(probe.delivery, Delivery::RawThenEof(_)),
+        resps: responses(&obs.tapped),
+        issues: Vec::new(),
+        explained: BTreeSet::new(),
+    };
+    let reply_words = reply_verdict(&mut j);
+    let session = session_verdict(&mut j);
+    pollution(&mut j);
+    let reply = reply_words.join(", ");
+    let side_effects = side_effects(&mut j, &reply);
+    Verdict {
+        issues: cap(j.issues),
+        session,
+        reply,
+        side_effects,
+    }
+}
+
+/// What one probe's verdict is built from, and the findings so far.
+struct Judging<'a> {
+    probe: &'a Probe,
+    obs: &'a Observation,
+    base: &'a Baseline,
+    name: &'a str,
+    sent_at: Duration,
+    eof_probe: bool,
+    /// Every response seen after the frame.
+    resps: Vec<Resp>,
+    issues: Vec<Issue>,
+    /// stdout lines a verdict already explains (they are not pollution).
+    explained: BTreeSet<u64>,
+}
+
+/// What the frame got back, in words; findings for a reply a correct server must not give.
+fn reply_verdict(j: &mut Judging) -> Vec<String> {
+    let (probe, obs, name) = (j.probe, j.obs, j.name);
+    let eof_probe = j.eof_probe;
     let follow_up_line = |r: &Resp| -> bool {
         // The follow-up's reply is an integer id the session assigned; frame ids never are
         // (except a coerced `true`, handled below).
         r.id.is_i64() && !probe.coerced_ids.contains(&r.id)
     };
-
-    // ------------------------------------------------------------ what the frame got back
     let mut reply_words: Vec<String> = Vec::new();
     match (&probe.delivery, &obs.reply) {
         (Delivery::Request { method, .. }, Some(reply)) => {
@@ -258,10 +294,10 @@ pub fn judge(probe: &Probe, obs: &Observation, base: &Baseline) -> Verdict {
                             crate::runtime::checks::initialize::short(v)
                         ),
                     );
-                    if accepted.code == rules::ADVERSARIAL_INVALID_METHOD_RESULT.code {
+                    if std::ptr::eq(accepted, &rules::ADVERSARIAL_INVALID_METHOD_RESULT) {
                         i = i.detail("success-result");
                     }
-                    issues.push(i);
+                    j.issues.push(i);
                 }
                 RequestReply::Error { code, message } => {
                     reply_words.push(format!(
@@ -269,7 +305,7 @@ pub fn judge(probe: &Probe, obs: &Observation, base: &Baseline) -> Verdict {
                         crate::runtime::checks::initialize::short(&Value::from(message.as_str()))
                     ));
                     if probe.expect == Expect::MethodNotFound && *code != -32601 {
-                        issues.push(
+                        j.issues.push(
                             issue(
                                 accepted,
                                 probe,
@@ -285,7 +321,7 @@ pub fn judge(probe: &Probe, obs: &Observation, base: &Baseline) -> Verdict {
                 RequestReply::Broken => reply_words.push("an unreadable reply".into()),
                 RequestReply::Timeout => {
                     reply_words.push(format!("no reply within {} ms", obs.timeout.as_millis()));
-                    issues.push(
+                    j.issues.push(
                         issue(
                             &rules::ADVERSARIAL_PROBE_TIMEOUT,
                             probe,
@@ -308,14 +344,14 @@ pub fn judge(probe: &Probe, obs: &Observation, base: &Baseline) -> Verdict {
                 .chain(&probe.coerced_ids)
                 .collect();
             let mut accepted_lines = Vec::new();
-            for r in &resps {
+            for r in &j.resps {
                 let ours = probe.frame_ids.contains(&r.id)
                     || probe.coerced_ids.contains(&r.id)
                     || r.id.is_null();
                 if probe.no_reply && !follow_up_line(r) {
-                    explained.insert(r.line);
+                    j.explained.insert(r.line);
                     reply_words.push(describe_resp(r));
-                    issues.push(issue(
+                    j.issues.push(issue(
                         &rules::ADVERSARIAL_NOTIFICATION_RESPONSE,
                         probe,
                         format!(
@@ -335,13 +371,13 @@ pub fn judge(probe: &Probe, obs: &Observation, base: &Baseline) -> Verdict {
                     && is_success
                     && rejected.contains(&&r.id)
                 {
-                    explained.insert(r.line);
+                    j.explained.insert(r.line);
                     accepted_lines.push((rule, r.clone()));
                 }
             }
             if let Some((rule, r)) = accepted_lines.first() {
                 let coerced = probe.coerced_ids.contains(&r.id);
-                issues.push(
+                j.issues.push(
                     issue(
                         rule,
                         probe,
@@ -369,7 +405,13 @@ pub fn judge(probe: &Probe, obs: &Observation, base: &Baseline) -> Verdict {
         });
     }
 
-    // ------------------------------------------------------------ what became of the session
+    reply_words
+}
+
+/// What became of the session after the frame: usable, closed, crashed, hung or broken.
+fn session_verdict(j: &mut Judging) -> SessionState {
+    let (probe, obs, name) = (j.probe, j.obs, j.name);
+    let eof_probe = j.eof_probe;
     let closed_by_guard = obs.stdin_closed_at;
     let in_window = |at: Duration| obs.window_end.is_none_or(|w| at <= w);
     let exited_on_its_own = obs
@@ -388,49 +430,14 @@ pub fn judge(probe: &Probe, obs: &Observation, base: &Baseline) -> Verdict {
         obs.shutdown,
         ShutdownStage::Sigterm | ShutdownStage::Sigkill | ShutdownStage::Unkillable
     );
-    let mut session = "usable";
     if eof_probe {
-        if hung_at_shutdown {
-            session = "hung";
-            if base.shutdown_clean {
-                issues.push(
-                    issue(
-                        &rules::ADVERSARIAL_PROBE_TIMEOUT,
-                        probe,
-                        format!(
-                            "probe {name}: after {} and stdin EOF the server kept running until the guard sent {}; in the main run it exited on EOF",
-                            what_was_sent(probe),
-                            if obs.shutdown == ShutdownStage::Sigterm { "SIGTERM" } else { "SIGKILL" }
-                        ),
-                    )
-                    .detail("shutdown"),
-                );
-            }
-        } else if let Some((_, exit)) = exited_on_its_own {
-            if exit.is_clean() {
-                session = "closed";
-            } else {
-                session = "crashed";
-                if base.eof_exit_clean {
-                    issues.push(issue(
-                        &rules::ADVERSARIAL_PROBE_CRASH,
-                        probe,
-                        format!(
-                            "probe {name}: after {} and stdin EOF the server exited with {} (in the main run it exited with 0 on EOF){}",
-                            what_was_sent(probe),
-                            exit.describe(),
-                            stderr_hint(&obs.stderr_tail)
-                        ),
-                    ));
-                }
-            }
-        }
-    } else if let Some((_, exit)) = exited_on_its_own {
+        return eof_session(j, hung_at_shutdown, exited_on_its_own);
+    }
+    if let Some((_, exit)) = exited_on_its_own {
         if exit.is_clean() && !stdout_closed_running {
-            session = "closed";
+            SessionState::Closed
         } else {
-            session = "crashed";
-            issues.push(issue(
+            j.issues.push(issue(
                 &rules::ADVERSARIAL_PROBE_CRASH,
                 probe,
                 format!(
@@ -440,10 +447,10 @@ pub fn judge(probe: &Probe, obs: &Observation, base: &Baseline) -> Verdict {
                     stderr_hint(&obs.stderr_tail)
                 ),
             ));
+            SessionState::Crashed
         }
     } else if stdout_closed_running {
-        session = "crashed";
-        issues.push(issue(
+        j.issues.push(issue(
             &rules::ADVERSARIAL_PROBE_CRASH,
             probe,
             format!(
@@ -451,105 +458,29 @@ pub fn judge(probe: &Probe, obs: &Observation, base: &Baseline) -> Verdict {
                 what_was_sent(probe)
             ),
         ));
+        SessionState::Crashed
     } else {
-        match &obs.follow_up {
-            FollowUp::Result | FollowUp::NotSent | FollowUp::Gone => {}
-            FollowUp::Error { code, .. } if obs.follow_up_baseline == Some(*code) => {}
-            FollowUp::Error { code, message } => {
-                session = "broken";
-                issues.push(
-                    issue(
-                        &rules::ADVERSARIAL_FOLLOW_UP_FAILED,
-                        probe,
-                        format!(
-                            "probe {name}: after {}, a valid {} request was answered with error {code} ({message:?})",
-                            what_was_sent(probe),
-                            obs.follow_up_method
-                        ),
-                    )
-                    .detail("error-reply"),
-                );
-            }
-            FollowUp::WrongId(id) => {
-                session = "broken";
-                issues.push(
-                    issue(
-                        &rules::ADVERSARIAL_FOLLOW_UP_FAILED,
-                        probe,
-                        format!(
-                            "probe {name}: after {}, the valid {} request that followed was answered under the rejected frame's id {id}",
-                            what_was_sent(probe),
-                            obs.follow_up_method
-                        ),
-                    )
-                    .detail("wrong-id"),
-                );
-            }
-            FollowUp::Timeout => {
-                session = "hung";
-                issues.push(
-                    issue(
-                        &rules::ADVERSARIAL_PROBE_TIMEOUT,
-                        probe,
-                        format!(
-                            "probe {name}: after {}, a valid {} request got no reply within {} ms while the server kept running",
-                            what_was_sent(probe),
-                            obs.follow_up_method,
-                            obs.timeout.as_millis()
-                        ),
-                    )
-                    .detail("follow-up"),
-                );
-            }
-        }
-        if matches!(obs.reply, Some(RequestReply::Timeout)) {
-            session = "hung";
-        }
-        // A valid request inside the frame (debug-line) must be answered too.
-        let follow_up_ok = obs.follow_up == FollowUp::Result
-            || matches!(&obs.follow_up, FollowUp::Error { code, .. } if obs.follow_up_baseline == Some(*code));
-        if session == "usable" && follow_up_ok {
-            for valid in &probe.valid_ids {
-                let answer = resps.iter().find(|r| &r.id == valid);
-                match answer {
-                    Some(r) if r.result.is_some() => {}
-                    Some(r) => {
-                        explained.insert(r.line);
-                        session = "broken";
-                        issues.push(
-                            issue(
-                                &rules::ADVERSARIAL_FOLLOW_UP_FAILED,
-                                probe,
-                                format!(
-                                    "probe {name}: the valid request {valid} on the line after the bad line was answered with {}",
-                                    describe_resp(r)
-                                ),
-                            )
-                            .detail("error-reply"),
-                        );
-                    }
-                    None => {
-                        session = "broken";
-                        issues.push(issue(
-                            &rules::ADVERSARIAL_FOLLOW_UP_FAILED,
-                            probe,
-                            format!(
-                                "probe {name}: the valid request {valid} on the line after the bad line got no reply, while the next request did: the reader dropped it with the bad line"
-                            ),
-                        )
-                        .detail("request-lost"));
-                    }
-                }
-            }
-        }
-        if hung_at_shutdown && base.shutdown_clean && session != "hung" {
-            session = "hung";
-            issues.push(
+        open_session(j)
+    }
+}
+
+/// `truncated-eof`: the server must exit on the EOF after the frame, as in the main run.
+fn eof_session(
+    j: &mut Judging,
+    hung_at_shutdown: bool,
+    exited_on_its_own: Option<(Duration, ExitInfo)>,
+) -> SessionState {
+    let (probe, obs, base, name) = (j.probe, j.obs, j.base, j.name);
+    let mut session = SessionState::Usable;
+    if hung_at_shutdown {
+        session = SessionState::Hung;
+        if base.shutdown_clean {
+            j.issues.push(
                 issue(
                     &rules::ADVERSARIAL_PROBE_TIMEOUT,
                     probe,
                     format!(
-                        "probe {name}: after {}, the server no longer exited on stdin EOF and needed {}; in the main run it exited on EOF",
+                        "probe {name}: after {} and stdin EOF the server kept running until the guard sent {}; in the main run it exited on EOF",
                         what_was_sent(probe),
                         if obs.shutdown == ShutdownStage::Sigterm { "SIGTERM" } else { "SIGKILL" }
                     ),
@@ -557,9 +488,130 @@ pub fn judge(probe: &Probe, obs: &Observation, base: &Baseline) -> Verdict {
                 .detail("shutdown"),
             );
         }
+    } else if let Some((_, exit)) = exited_on_its_own {
+        if exit.is_clean() {
+            session = SessionState::Closed;
+        } else {
+            session = SessionState::Crashed;
+            if base.eof_exit_clean {
+                j.issues.push(issue(
+                    &rules::ADVERSARIAL_PROBE_CRASH,
+                    probe,
+                    format!(
+                        "probe {name}: after {} and stdin EOF the server exited with {} (in the main run it exited with 0 on EOF){}",
+                        what_was_sent(probe),
+                        exit.describe(),
+                        stderr_hint(&obs.stderr_tail)
+                    ),
+                ));
+            }
+        }
+    }
+    session
+}
+
+/// A session the server kept open: the follow-up request and the valid requests inside the
+/// frame say whether it is still usable.
+fn open_session(j: &mut Judging) -> SessionState {
+    let (probe, obs, name) = (j.probe, j.obs, j.name);
+    let mut session = SessionState::Usable;
+    match &obs.follow_up {
+        FollowUp::Result | FollowUp::NotSent | FollowUp::Gone => {}
+        FollowUp::Error { code, .. } if obs.follow_up_baseline == Some(*code) => {}
+        FollowUp::Error { code, message } => {
+            session = SessionState::Broken;
+            j.issues.push(
+                issue(
+                    &rules::ADVERSARIAL_FOLLOW_UP_FAILED,
+                    probe,
+                    format!(
+                        "probe {name}: after {}, a valid {} request was answered with error {code} ({message:?})",
+                        what_was_sent(probe),
+                        obs.follow_up_method
+                    ),
+                )
+                .detail("error-reply"),
+            );
+        }
+        FollowUp::WrongId(id) => {
+            session = SessionState::Broken;
+            j.issues.push(
+                issue(
+                    &rules::ADVERSARIAL_FOLLOW_UP_FAILED,
+                    probe,
+                    format!(
+                        "probe {name}: after {}, the valid {} request that followed was answered under the rejected frame's id {id}",
+                        what_was_sent(probe),
+                        obs.follow_up_method
+                    ),
+                )
+                .detail("wrong-id"),
+            );
+        }
+        FollowUp::Timeout => {
+            session = SessionState::Hung;
+            j.issues.push(
+                issue(
+                    &rules::ADVERSARIAL_PROBE_TIMEOUT,
+                    probe,
+                    format!(
+                        "probe {name}: after {}, a valid {} request got no reply within {} ms while the server kept running",
+                        what_was_sent(probe),
+                        obs.follow_up_method,
+                        obs.timeout.as_millis()
+                    ),
+                )
+                .detail("follow-up"),
+            );
+        }
+    }
+    if matches!(obs.reply, Some(RequestReply::Timeout)) {
+        session = SessionState::Hung;
+    }
+    // A valid request inside the frame (debug-line) must be answered too.
+    let follow_up_ok = obs.follow_up == FollowUp::Result
+        || matches!(&obs.follow_up, FollowUp::Error { code, .. } if obs.follow_up_baseline == Some(*code));
+    if session == SessionState::Usable && follow_up_ok {
+        for valid in &probe.valid_ids {
+            let answer = j.resps.iter().find(|r| &r.id == valid);
+            match answer {
+                Some(r) if r.result.is_some() => {}
+                Some(r) => {
+                    j.explained.insert(r.line);
+                    session = SessionState::Broken;
+                    j.issues.push(
+                        issue(
+                            &rules::ADVERSARIAL_FOLLOW_UP_FAILED,
+                            probe,
+                            format!(
+                                "probe {name}: the valid request {valid} on the line after the bad line was answered with {}",
+                                describe_resp(r)
+                            ),
+                        )
+                        .detail("error-reply"),
+                    );
+                }
+                None => {
+                    session = SessionState::Broken;
+                    j.issues.push(issue(
+                        &rules::ADVERSARIAL_FOLLOW_UP_FAILED,
+                        probe,
+                        format!(
+                            "probe {name}: the valid request {valid} on the line after the bad line got no reply, while the next request did: the reader dropped it with the bad line"
+                        ),
+                    )
+                    .detail("request-lost"));
+                }
+            }
+        }
     }
 
-    // ------------------------------------------------------------ stdout pollution
+    session
+}
+
+/// stdout pollution after the frame that the main run never showed.
+fn pollution(j: &mut Judging) {
+    let (probe, obs, base, name) = (j.probe, j.obs, j.base, j.name);
     let mut polluted = Vec::new();
     for i in &obs.issues {
         if !matches!(i.rule.check, Check::Stdout | Check::JsonRpc) {
@@ -569,7 +621,7 @@ pub fn judge(probe: &Probe, obs: &Observation, base: &Baseline) -> Verdict {
             Some(Location::Stream { line, .. }) => Some(*line),
             _ => None,
         };
-        if line.is_some_and(|l| explained.contains(&l)) {
+        if line.is_some_and(|l| j.explained.contains(&l)) {
             continue;
         }
         if i.evidence
@@ -593,10 +645,17 @@ pub fn judge(probe: &Probe, obs: &Observation, base: &Baseline) -> Verdict {
         }
         polluted.push(converted);
     }
-    issues.extend(polluted);
-    // ------------------------------------------------------------ effects
+    j.issues.extend(polluted);
+}
+
+/// The effects observed in the probe's window: each one a finding (a rejected frame must
+/// cause none).
+fn side_effects(j: &mut Judging, reply_text: &str) -> Vec<Effect> {
+    let (probe, obs, name) = (j.probe, j.obs, j.name);
+    let (eof_probe, sent_at) = (j.eof_probe, j.sent_at);
+    let closed_by_guard = obs.stdin_closed_at;
+    let in_window = |at: Duration| obs.window_end.is_none_or(|w| at <= w);
     let mut side_effects = Vec::new();
-    let reply_text = reply_words.join(", ");
     if let Some(effects) = &obs.effects {
         // One finding per distinct effect (a resolver retries the same lookup), with a count.
         let mut distinct: Vec<(&Effect, usize)> = Vec::new();
@@ -685,16 +744,10 @@ pub fn judge(probe: &Probe, obs: &Observation, base: &Baseline) -> Verdict {
             if let Some(d) = detail {
                 found = found.detail(d);
             }
-            issues.push(found);
+            j.issues.push(found);
         }
     }
-
-    Verdict {
-        issues: cap(issues),
-        session,
-        reply: reply_text,
-        side_effects,
-    }
+    side_effects
 }
 
 /// The frame, in words, for messages.
@@ -771,7 +824,10 @@ mod tests {
     fn silence_and_a_working_follow_up_pass() {
         let v = judge(&probe("malformed-json"), &obs(), &base());
         assert!(v.issues.is_empty(), "{:?}", v.issues);
-        assert_eq!((v.session, v.reply.as_str()), ("usable", "silence"));
+        assert_eq!(
+            (v.session, v.reply.as_str()),
+            (SessionState::Usable, "silence")
+        );
     }
 
     #[test]
@@ -841,7 +897,7 @@ mod tests {
         ));
         let v = judge(&probe("debug-line"), &o, &base());
         assert!(v.issues.is_empty());
-        assert_eq!(v.session, "closed");
+        assert_eq!(v.session, SessionState::Closed);
         let mut o = obs();
         o.follow_up = FollowUp::Timeout;
         o.shutdown = ShutdownStage::Sigterm;

@@ -12,16 +12,22 @@ use crate::issue::{Issue, Phase};
 use std::collections::BTreeSet;
 
 /// Codes that are about the stream as a whole, not about bytes that arrived.
-const NOT_POLLUTION: [&str; 2] = ["stdout-closed-early", "stdout-output-limit-exceeded"];
+/// stdout findings that are about the stream's end, not bytes in it.
+const NOT_POLLUTION: [&crate::catalog::Rule; 2] = [
+    &crate::catalog::runtime::STDOUT_CLOSED_EARLY,
+    &crate::catalog::runtime::STDOUT_OUTPUT_LIMIT_EXCEEDED,
+];
 
 fn is_pollution(i: &Issue) -> bool {
-    i.rule.check == Check::Stdout && !NOT_POLLUTION.contains(&i.code())
+    i.rule.check == Check::Stdout && !NOT_POLLUTION.iter().any(|r| i.is(r))
 }
 
 /// Pollution whose phase says when its bytes arrived. An unterminated tail is only framed at EOF,
 /// whenever its bytes came, so it proves nothing about buffering.
 fn arrived_late(i: &Issue) -> bool {
-    is_pollution(i) && i.code() != "stdout-without-newline" && i.phase == Some(Phase::Shutdown)
+    is_pollution(i)
+        && !i.is(&crate::catalog::runtime::STDOUT_WITHOUT_NEWLINE)
+        && i.phase == Some(Phase::Shutdown)
 }
 
 /// Evidence within one run: `pollution` findings that arrived after stdin closed, and whether a
@@ -31,7 +37,7 @@ pub fn at_exit(issues: &[Issue], replies_after_eof: usize) -> Vec<Issue> {
     // A flood the guard cut off at the output limit was still streaming, not flushed at exit.
     let flooded = issues
         .iter()
-        .any(|i| i.code() == crate::catalog::runtime::STDOUT_OUTPUT_LIMIT_EXCEEDED.code);
+        .any(|i| i.is(&crate::catalog::runtime::STDOUT_OUTPUT_LIMIT_EXCEEDED));
     let late: Vec<&Issue> = issues.iter().filter(|i| arrived_late(i)).collect();
     if !late.is_empty() && !flooded {
         let count: u64 = late
@@ -60,10 +66,9 @@ pub fn at_exit(issues: &[Issue], replies_after_eof: usize) -> Vec<Issue> {
         out.push(issue);
     }
     let timed_out = issues.iter().any(|i| {
-        matches!(
-            i.code(),
-            "initialize-timeout" | "operation-timeout" | "capability-list-timeout"
-        )
+        i.is(&crate::catalog::runtime::INITIALIZE_TIMEOUT)
+            || i.is(&crate::catalog::runtime::OPERATION_TIMEOUT)
+            || i.is(&crate::catalog::protocol::CAPABILITY_LIST_TIMEOUT)
     });
     if timed_out && replies_after_eof > 0 {
         out.push(

@@ -112,7 +112,7 @@ pub fn check(result: &Value) -> Verdict {
     // Only a broken `supportedVersions` or `capabilities` leaves nothing to go on.
     let usable = !issues
         .iter()
-        .any(|i| i.is_error() && i.code() == rules::DISCOVER_INVALID_RESULT.code);
+        .any(|i| i.is_error() && i.is(&rules::DISCOVER_INVALID_RESULT));
     Verdict::Stateless {
         versions: strings,
         capabilities,

@@ -21,7 +21,7 @@ use crate::runtime::checks::adversarial::{
 use crate::runtime::effects::Instruments;
 use crate::runtime::jsonrpc::Id;
 use crate::runtime::record::{
-    AdversarialRecord, Era, ProbeRecord, ProbeStatus, RunRecord, ShutdownStage,
+    AdversarialRecord, Era, ProbeRecord, ProbeStatus, RunRecord, SessionState, ShutdownStage,
 };
 use crate::runtime::session::{Outcome, Reply, Session};
 use crate::runtime::{RunSpec, process};
@@ -259,13 +259,13 @@ fn across_key(issue: &Issue) -> Option<String> {
 fn skipped(probe: &Probe, why: String) -> ProbeRecord {
     ProbeRecord {
         name: probe.name.clone(),
-        origin: probe.origin.as_str(),
+        origin: probe.origin,
         risk: probe.risk,
         status: ProbeStatus::Skipped,
         skip_reason: Some(why),
         frame: frame_text(probe),
         reply: "not sent".into(),
-        session: "skipped",
+        session: SessionState::Skipped,
         issue_codes: Vec::new(),
         effects_observed: false,
         effects: Vec::new(),
@@ -333,7 +333,7 @@ async fn run_lane(
         let usable = !eof_probe
             && !alone
             && !proc.s.is_dead()
-            && verdicts::judge(&probe, &obs, base).session == "usable";
+            && verdicts::judge(&probe, &obs, base).session == SessionState::Usable;
         proc.pending.push((probe, obs, started.elapsed()));
         if usable {
             live = Some(proc);
@@ -587,7 +587,7 @@ fn record(
     }
     ProbeRecord {
         name: probe.name.clone(),
-        origin: probe.origin.as_str(),
+        origin: probe.origin,
         risk: probe.risk,
         status,
         skip_reason: None,

@@ -205,12 +205,156 @@ fn id(name: &str) -> Value {
     Value::from(format!("adv-{name}"))
 }
 
+/// One built-in probe, as data: its name, where it comes from, what it sends and what a correct
+/// server does (the README table and `--help` are generated from these), the risk it guards
+/// against, and the builder of its frame.
+pub struct ProbeDef {
+    pub name: &'static str,
+    pub origin: Origin,
+    /// What it sends, in words.
+    pub sends: &'static str,
+    /// What a correct server does.
+    pub correct: &'static str,
+    pub risk: &'static str,
+    build: fn(&'static ProbeDef, &Context) -> Probe,
+}
+
+/// Every built-in probe, in the order they are reported.
+pub static PROBES: &[ProbeDef] = &[
+    ProbeDef {
+        name: "invalid-method",
+        origin: Origin::Reference,
+        sends: "a request for `mcp-stdio-guard/no-such-method`",
+        correct: "-32601 (another error code: a warning)",
+        risk: "An unknown method answered with a result makes a client believe an operation succeeded that the server never implemented.",
+        build: invalid_method,
+    },
+    ProbeDef {
+        name: "invalid-params",
+        origin: Origin::Reference,
+        sends: "`tools/call` with `name` an object and `arguments` a string",
+        correct: "any error, or `isError: true`",
+        risk: "A call whose parameters have the wrong types must be refused before any handler runs; coercing them is how a half-understood request reaches an executor.",
+        build: invalid_params,
+    },
+    ProbeDef {
+        name: "notification",
+        origin: Origin::Reference,
+        sends: "an unknown notification",
+        correct: "no reply at all",
+        risk: "A reply to a notification has no request to pair with; a client may drop it or pair it with the wrong pending request.",
+        build: notification,
+    },
+    ProbeDef {
+        name: "malformed-json",
+        origin: Origin::Reference,
+        sends: "a truncated object on its own line",
+        correct: "-32700 with `id: null`, or silence",
+        risk: "A truncated JSON line must be dropped (or answered with -32700); a crash lets one bad line take the server down, a repair executes bytes nobody sent as a request.",
+        build: malformed_json,
+    },
+    ProbeDef {
+        name: "debug-line",
+        origin: Origin::Framing,
+        sends: "`debug: entering tool handler` then a valid request on the next line",
+        correct: "answers the valid request, or closes",
+        risk: "An ordinary debug line on stdin before a valid request: a reader that drops the whole chunk with the bad line loses the request behind it, one that keeps the bad bytes corrupts it.",
+        build: debug_line,
+    },
+    ProbeDef {
+        name: "banner-same-line",
+        origin: Origin::Framing,
+        sends: "a valid request followed by ` server ready` on the same line",
+        correct: "refuses it (not one JSON value)",
+        risk: "A valid request followed by a banner on the same line is not one JSON value; a reader that parses a prefix and ignores the rest executes a corrupted line.",
+        build: banner_same_line,
+    },
+    ProbeDef {
+        name: "truncated-eof",
+        origin: Origin::Framing,
+        sends: "a truncated object, then stdin EOF",
+        correct: "exits (status 0) without acting on it",
+        risk: "A truncated JSON object followed by end of file: a server must discard the partial line and exit, not try to repair it from a buffer after its peer is gone.",
+        build: truncated_eof,
+    },
+    ProbeDef {
+        name: "concatenated-objects",
+        origin: Origin::Framing,
+        sends: "two requests on one line, no separator",
+        correct: "refuses both",
+        risk: "Two complete objects with no separator are one bad line, not two requests; a parser configured to accept several top-level values executes what the transport forbids.",
+        build: concatenated_objects,
+    },
+    ProbeDef {
+        name: "tools-call-string-params",
+        origin: Origin::Framing,
+        sends: "`tools/call` whose `params` is a string",
+        correct: "refuses it",
+        risk: "A plausible method with malformed params (`tools/call` whose params is a string) is valid JSON but not a call; a permissive dispatcher may still reach a tool.",
+        build: tools_call_string_params,
+    },
+    ProbeDef {
+        name: "boolean-id",
+        origin: Origin::Framing,
+        sends: "a request whose id is `true`",
+        correct: "refuses it (`true` is not `1`)",
+        risk: "An id that is a boolean crosses a type boundary: a language that treats `true` as `1` answers (and acts on) a request no client can pair.",
+        build: boolean_id,
+    },
+    ProbeDef {
+        name: "batch-array",
+        origin: Origin::Framing,
+        sends: "a JSON-RPC batch (skipped when 2025-03-26, where batches are legal, was negotiated)",
+        correct: "refuses it",
+        risk: "A batch array on a revision without batches bypasses per-message checks if accepted; it must be refused or ignored.",
+        build: batch_array,
+    },
+    ProbeDef {
+        name: "crlf",
+        origin: Origin::Framing,
+        sends: "a request terminated by `\\r\\n`",
+        correct: "answers or ignores it; the next line still works",
+        risk: "A CRLF-terminated request (a Windows peer, a text-mode pipe): `\\r` is JSON whitespace, so answering or ignoring it are both fine, but the stray byte must not corrupt the next line.",
+        build: crlf,
+    },
+    ProbeDef {
+        name: "oversized-line",
+        origin: Origin::Framing,
+        sends: "a 2 MiB request (past the 64 KiB and 1 MiB line limits of common readers)",
+        correct: "answers or ignores it; no crash",
+        risk: "A 2 MiB line overflows the fixed line buffers of common readers (64 KiB in asyncio); a reader that errors out, truncates or splits it crashes, hangs or executes the remainder.",
+        build: oversized_line,
+    },
+    ProbeDef {
+        name: "invalid-utf8",
+        origin: Origin::Framing,
+        sends: "a request with invalid UTF-8 inside a string",
+        correct: "answers (lossy decoding, as both SDKs do), refuses or ignores it",
+        risk: "Invalid UTF-8 inside a string: a strict decoder rejects the line, a lossy one replaces the bytes (both SDKs do); a decoder that raises must not take the read loop down with it.",
+        build: invalid_utf8,
+    },
+];
+
 /// Builds a built-in probe by name. `None` for an unknown name.
 pub fn build(name: &str, ctx: &Context) -> Option<Probe> {
-    let base = |origin, risk, delivery| Probe {
-        name: name.to_string(),
-        origin,
-        risk,
+    let def = PROBES.iter().find(|d| d.name == name)?;
+    let mut probe = (def.build)(def, ctx);
+    let carried: Vec<Value> = probe
+        .rejected_ids
+        .iter()
+        .chain(&probe.valid_ids)
+        .cloned()
+        .collect();
+    probe.frame_ids.extend(carried);
+    Some(probe)
+}
+
+/// A probe of `def` with `delivery` and nothing else set.
+fn base(def: &'static ProbeDef, _ctx: &Context, delivery: Delivery) -> Probe {
+    Probe {
+        name: def.name.to_string(),
+        origin: def.origin,
+        risk: def.risk,
         delivery,
         expect: Expect::ErrorOrIsError,
         rejected_ids: Vec::new(),
@@ -220,217 +364,206 @@ pub fn build(name: &str, ctx: &Context) -> Option<Probe> {
         accepted: None,
         no_reply: false,
         skip: None,
-    };
-    let mut probe = match name {
-        "invalid-method" => Probe {
-            expect: Expect::MethodNotFound,
-            accepted: Some(&rules::ADVERSARIAL_INVALID_METHOD_RESULT),
-            ..base(
-                Origin::Reference,
-                "An unknown method answered with a result makes a client believe an operation succeeded that the server never implemented.",
-                Delivery::Request {
-                    method: "mcp-stdio-guard/no-such-method".into(),
-                    params: ctx.params(Some(json!({}))).unwrap_or(json!({})),
-                },
+    }
+}
+
+/// The README's probe table (between its `probes` markers), generated from [`PROBES`].
+pub fn probes_markdown() -> String {
+    let mut out = String::from("| Probe | Sends | A correct server |\n| --- | --- | --- |\n");
+    for p in PROBES {
+        out.push_str(&format!("| `{}` | {} | {} |\n", p.name, p.sends, p.correct));
+    }
+    // The probes made from the config: derived from each safe tool's schema, and hand-written.
+    out.push_str("| `invalid-arguments:<tool>:<mutation>` | for each `safeToolCalls` tool, its own valid arguments with one thing broken, derived from its `inputSchema`: `missing-<p>` (a required property left out), `<p>-wrong-type`, `unknown-property` (where `additionalProperties` is `false`), `<p>-not-in-enum`, `<p>-breaks-pattern`, `<p>-too-long`/`-too-short`, `<p>-above-maximum`/`-below-minimum`; at most 24 per tool, each checked against the whole schema so nothing it allows is sent as invalid; run whenever built-in probes run (skipped, saying why, when the tool is not in `tools/list`) | an error, or `isError: true` — and zero effects |\n");
+    out.push_str("| `tool-call:<name>` | each config `adversarialToolCalls` entry (hand-written extras) | an error, or `isError: true` |\n");
+    out
+}
+
+fn invalid_method(def: &'static ProbeDef, ctx: &Context) -> Probe {
+    Probe {
+        expect: Expect::MethodNotFound,
+        accepted: Some(&rules::ADVERSARIAL_INVALID_METHOD_RESULT),
+        ..base(
+            def,
+            ctx,
+            Delivery::Request {
+                method: "mcp-stdio-guard/no-such-method".into(),
+                params: ctx.params(Some(json!({}))).unwrap_or(json!({})),
+            },
+        )
+    }
+}
+
+fn invalid_params(def: &'static ProbeDef, ctx: &Context) -> Probe {
+    Probe {
+        accepted: Some(&rules::ADVERSARIAL_INVALID_PARAMS_RESULT),
+        ..base(
+            def,
+            ctx,
+            Delivery::Request {
+                method: "tools/call".into(),
+                params: ctx
+                    .params(Some(
+                        json!({"name": {"not": "a tool name"}, "arguments": "not an object"}),
+                    ))
+                    .unwrap_or_default(),
+            },
+        )
+    }
+}
+
+fn notification(def: &'static ProbeDef, ctx: &Context) -> Probe {
+    Probe {
+        no_reply: true,
+        ..base(
+            def,
+            ctx,
+            Delivery::Raw(line(&json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/mcp-stdio-guard/probe",
+                "params": ctx.params(Some(json!({}))),
+            }))),
+        )
+    }
+}
+
+fn malformed_json(def: &'static ProbeDef, ctx: &Context) -> Probe {
+    let full = serde_json::to_vec(&ctx.payload(id(def.name))).expect("JSON");
+    let mut bytes = full[..full.len() * 2 / 3].to_vec();
+    bytes.push(b'\n');
+    Probe {
+        rejected_ids: vec![id(def.name)],
+        accepted: Some(&rules::ADVERSARIAL_MALFORMED_JSON_RESULT),
+        ..base(def, ctx, Delivery::Raw(bytes))
+    }
+}
+
+fn debug_line(def: &'static ProbeDef, ctx: &Context) -> Probe {
+    let mut bytes = b"debug: entering tool handler\n".to_vec();
+    bytes.extend(line(&ctx.ping(id(def.name), None)));
+    Probe {
+        valid_ids: vec![id(def.name)],
+        ..base(def, ctx, Delivery::Raw(bytes))
+    }
+}
+
+fn banner_same_line(def: &'static ProbeDef, ctx: &Context) -> Probe {
+    let mut bytes = serde_json::to_vec(&ctx.payload(id(def.name))).expect("JSON");
+    bytes.extend(b" server ready\n");
+    Probe {
+        rejected_ids: vec![id(def.name)],
+        accepted: Some(&rules::ADVERSARIAL_MALFORMED_JSON_RESULT),
+        ..base(def, ctx, Delivery::Raw(bytes))
+    }
+}
+
+fn truncated_eof(def: &'static ProbeDef, ctx: &Context) -> Probe {
+    let full = serde_json::to_vec(&ctx.payload(id(def.name))).expect("JSON");
+    Probe {
+        rejected_ids: vec![id(def.name)],
+        accepted: Some(&rules::ADVERSARIAL_MALFORMED_JSON_RESULT),
+        ..base(
+            def,
+            ctx,
+            Delivery::RawThenEof(full[..full.len() * 2 / 3].to_vec()),
+        )
+    }
+}
+
+fn concatenated_objects(def: &'static ProbeDef, ctx: &Context) -> Probe {
+    let (a, b) = (id("concatenated-objects-1"), id("concatenated-objects-2"));
+    let mut bytes = serde_json::to_vec(&ctx.payload(a.clone())).expect("JSON");
+    bytes.extend(line(&ctx.payload(b.clone())));
+    Probe {
+        rejected_ids: vec![a, b],
+        accepted: Some(&rules::ADVERSARIAL_MALFORMED_JSON_RESULT),
+        ..base(def, ctx, Delivery::Raw(bytes))
+    }
+}
+
+fn tools_call_string_params(def: &'static ProbeDef, ctx: &Context) -> Probe {
+    let params = ctx
+        .payload
+        .as_ref()
+        .map(|c| c.name.clone())
+        .unwrap_or_else(|| "run".into());
+    Probe {
+        rejected_ids: vec![id(def.name)],
+        accepted: Some(&rules::ADVERSARIAL_INVALID_PARAMS_RESULT),
+        ..base(
+            def,
+            ctx,
+            Delivery::Raw(line(&json!({
+                "jsonrpc": "2.0",
+                "id": id(def.name),
+                "method": "tools/call",
+                "params": params,
+            }))),
+        )
+    }
+}
+
+fn boolean_id(def: &'static ProbeDef, ctx: &Context) -> Probe {
+    let mut msg = ctx.payload(Value::Null);
+    msg["id"] = Value::Bool(true);
+    Probe {
+        rejected_ids: vec![Value::Bool(true)],
+        coerced_ids: vec![json!(1), json!("true")],
+        accepted: Some(&rules::ADVERSARIAL_INVALID_REQUEST_RESULT),
+        ..base(def, ctx, Delivery::Raw(line(&msg)))
+    }
+}
+
+fn batch_array(def: &'static ProbeDef, ctx: &Context) -> Probe {
+    let (a, b) = (id("batch-array-1"), id("batch-array-2"));
+    let batch = json!([ctx.payload(a.clone()), ctx.payload(b.clone())]);
+    let legal = ctx.negotiated.as_deref() == Some(crate::runtime::jsonrpc::BATCH_REVISION);
+    Probe {
+        rejected_ids: vec![a, b],
+        accepted: Some(&rules::ADVERSARIAL_INVALID_REQUEST_RESULT),
+        skip: legal.then(|| {
+            format!(
+                "batches are legal on the negotiated revision {}",
+                crate::runtime::jsonrpc::BATCH_REVISION
             )
-        },
-        "invalid-params" => Probe {
-            accepted: Some(&rules::ADVERSARIAL_INVALID_PARAMS_RESULT),
-            ..base(
-                Origin::Reference,
-                "A call whose parameters have the wrong types must be refused before any handler runs; coercing them is how a half-understood request reaches an executor.",
-                Delivery::Request {
-                    method: "tools/call".into(),
-                    params: ctx
-                        .params(Some(
-                            json!({"name": {"not": "a tool name"}, "arguments": "not an object"}),
-                        ))
-                        .unwrap_or_default(),
-                },
-            )
-        },
-        "notification" => Probe {
-            no_reply: true,
-            ..base(
-                Origin::Reference,
-                "A reply to a notification has no request to pair with; a client may drop it or pair it with the wrong pending request.",
-                Delivery::Raw(line(&json!({
-                    "jsonrpc": "2.0",
-                    "method": "notifications/mcp-stdio-guard/probe",
-                    "params": ctx.params(Some(json!({}))),
-                }))),
-            )
-        },
-        "malformed-json" => {
-            let full = serde_json::to_vec(&ctx.payload(id(name))).expect("JSON");
-            let mut bytes = full[..full.len() * 2 / 3].to_vec();
-            bytes.push(b'\n');
-            Probe {
-                rejected_ids: vec![id(name)],
-                accepted: Some(&rules::ADVERSARIAL_MALFORMED_JSON_RESULT),
-                ..base(
-                    Origin::Reference,
-                    "A truncated JSON line must be dropped (or answered with -32700); a crash lets one bad line take the server down, a repair executes bytes nobody sent as a request.",
-                    Delivery::Raw(bytes),
-                )
-            }
-        }
-        "debug-line" => {
-            let mut bytes = b"debug: entering tool handler\n".to_vec();
-            bytes.extend(line(&ctx.ping(id(name), None)));
-            Probe {
-                valid_ids: vec![id(name)],
-                ..base(
-                    Origin::Framing,
-                    "An ordinary debug line on stdin before a valid request: a reader that drops the whole chunk with the bad line loses the request behind it, one that keeps the bad bytes corrupts it.",
-                    Delivery::Raw(bytes),
-                )
-            }
-        }
-        "banner-same-line" => {
-            let mut bytes = serde_json::to_vec(&ctx.payload(id(name))).expect("JSON");
-            bytes.extend(b" server ready\n");
-            Probe {
-                rejected_ids: vec![id(name)],
-                accepted: Some(&rules::ADVERSARIAL_MALFORMED_JSON_RESULT),
-                ..base(
-                    Origin::Framing,
-                    "A valid request followed by a banner on the same line is not one JSON value; a reader that parses a prefix and ignores the rest executes a corrupted line.",
-                    Delivery::Raw(bytes),
-                )
-            }
-        }
-        "truncated-eof" => {
-            let full = serde_json::to_vec(&ctx.payload(id(name))).expect("JSON");
-            Probe {
-                rejected_ids: vec![id(name)],
-                accepted: Some(&rules::ADVERSARIAL_MALFORMED_JSON_RESULT),
-                ..base(
-                    Origin::Framing,
-                    "A truncated JSON object followed by end of file: a server must discard the partial line and exit, not try to repair it from a buffer after its peer is gone.",
-                    Delivery::RawThenEof(full[..full.len() * 2 / 3].to_vec()),
-                )
-            }
-        }
-        "concatenated-objects" => {
-            let (a, b) = (id("concatenated-objects-1"), id("concatenated-objects-2"));
-            let mut bytes = serde_json::to_vec(&ctx.payload(a.clone())).expect("JSON");
-            bytes.extend(line(&ctx.payload(b.clone())));
-            Probe {
-                rejected_ids: vec![a, b],
-                accepted: Some(&rules::ADVERSARIAL_MALFORMED_JSON_RESULT),
-                ..base(
-                    Origin::Framing,
-                    "Two complete objects with no separator are one bad line, not two requests; a parser configured to accept several top-level values executes what the transport forbids.",
-                    Delivery::Raw(bytes),
-                )
-            }
-        }
-        "tools-call-string-params" => {
-            let params = ctx
-                .payload
-                .as_ref()
-                .map(|c| c.name.clone())
-                .unwrap_or_else(|| "run".into());
-            Probe {
-                rejected_ids: vec![id(name)],
-                accepted: Some(&rules::ADVERSARIAL_INVALID_PARAMS_RESULT),
-                ..base(
-                    Origin::Framing,
-                    "A plausible method with malformed params (`tools/call` whose params is a string) is valid JSON but not a call; a permissive dispatcher may still reach a tool.",
-                    Delivery::Raw(line(&json!({
-                        "jsonrpc": "2.0",
-                        "id": id(name),
-                        "method": "tools/call",
-                        "params": params,
-                    }))),
-                )
-            }
-        }
-        "boolean-id" => {
-            let mut msg = ctx.payload(Value::Null);
-            msg["id"] = Value::Bool(true);
-            Probe {
-                rejected_ids: vec![Value::Bool(true)],
-                coerced_ids: vec![json!(1), json!("true")],
-                accepted: Some(&rules::ADVERSARIAL_INVALID_REQUEST_RESULT),
-                ..base(
-                    Origin::Framing,
-                    "An id that is a boolean crosses a type boundary: a language that treats `true` as `1` answers (and acts on) a request no client can pair.",
-                    Delivery::Raw(line(&msg)),
-                )
-            }
-        }
-        "batch-array" => {
-            let (a, b) = (id("batch-array-1"), id("batch-array-2"));
-            let batch = json!([ctx.payload(a.clone()), ctx.payload(b.clone())]);
-            let legal = ctx.negotiated.as_deref() == Some(crate::runtime::jsonrpc::BATCH_REVISION);
-            Probe {
-                rejected_ids: vec![a, b],
-                accepted: Some(&rules::ADVERSARIAL_INVALID_REQUEST_RESULT),
-                skip: legal.then(|| {
-                    format!(
-                        "batches are legal on the negotiated revision {}",
-                        crate::runtime::jsonrpc::BATCH_REVISION
-                    )
-                }),
-                ..base(
-                    Origin::Framing,
-                    "A batch array on a revision without batches bypasses per-message checks if accepted; it must be refused or ignored.",
-                    Delivery::Raw(line(&batch)),
-                )
-            }
-        }
-        "crlf" => {
-            let mut bytes = serde_json::to_vec(&ctx.ping(id(name), None)).expect("JSON");
-            bytes.extend(b"\r\n");
-            Probe {
-                frame_ids: vec![id(name)],
-                ..base(
-                    Origin::Framing,
-                    "A CRLF-terminated request (a Windows peer, a text-mode pipe): `\\r` is JSON whitespace, so answering or ignoring it are both fine, but the stray byte must not corrupt the next line.",
-                    Delivery::Raw(bytes),
-                )
-            }
-        }
-        "oversized-line" => {
-            let pad = "x".repeat(OVERSIZED_BYTES);
-            Probe {
-                frame_ids: vec![id(name)],
-                ..base(
-                    Origin::Framing,
-                    "A 2 MiB line overflows the fixed line buffers of common readers (64 KiB in asyncio); a reader that errors out, truncates or splits it crashes, hangs or executes the remainder.",
-                    Delivery::Raw(line(&ctx.ping(id(name), Some(json!({"padding": pad}))))),
-                )
-            }
-        }
-        "invalid-utf8" => {
-            let text = serde_json::to_string(&ctx.ping(id(name), Some(json!({"note": "@@"}))))
-                .expect("JSON");
-            let (head, tail) = text.split_once("@@").expect("the marker is there");
-            let mut bytes = head.as_bytes().to_vec();
-            bytes.extend(b"\xff\xfe\xc3(");
-            bytes.extend(tail.as_bytes());
-            bytes.push(b'\n');
-            Probe {
-                frame_ids: vec![id(name)],
-                ..base(
-                    Origin::Framing,
-                    "Invalid UTF-8 inside a string: a strict decoder rejects the line, a lossy one replaces the bytes (both SDKs do); a decoder that raises must not take the read loop down with it.",
-                    Delivery::Raw(bytes),
-                )
-            }
-        }
-        _ => return None,
-    };
-    let carried: Vec<Value> = probe
-        .rejected_ids
-        .iter()
-        .chain(&probe.valid_ids)
-        .cloned()
-        .collect();
-    probe.frame_ids.extend(carried);
-    Some(probe)
+        }),
+        ..base(def, ctx, Delivery::Raw(line(&batch)))
+    }
+}
+
+fn crlf(def: &'static ProbeDef, ctx: &Context) -> Probe {
+    let mut bytes = serde_json::to_vec(&ctx.ping(id(def.name), None)).expect("JSON");
+    bytes.extend(b"\r\n");
+    Probe {
+        frame_ids: vec![id(def.name)],
+        ..base(def, ctx, Delivery::Raw(bytes))
+    }
+}
+
+fn oversized_line(def: &'static ProbeDef, ctx: &Context) -> Probe {
+    let pad = "x".repeat(OVERSIZED_BYTES);
+    Probe {
+        frame_ids: vec![id(def.name)],
+        ..base(
+            def,
+            ctx,
+            Delivery::Raw(line(&ctx.ping(id(def.name), Some(json!({"padding": pad}))))),
+        )
+    }
+}
+
+fn invalid_utf8(def: &'static ProbeDef, ctx: &Context) -> Probe {
+    let text =
+        serde_json::to_string(&ctx.ping(id(def.name), Some(json!({"note": "@@"})))).expect("JSON");
+    let (head, tail) = text.split_once("@@").expect("the marker is there");
+    let mut bytes = head.as_bytes().to_vec();
+    bytes.extend(b"\xff\xfe\xc3(");
+    bytes.extend(tail.as_bytes());
+    bytes.push(b'\n');
+    Probe {
+        frame_ids: vec![id(def.name)],
+        ..base(def, ctx, Delivery::Raw(bytes))
+    }
 }
 
 /// The probe made from one `adversarialToolCalls` entry.
@@ -510,6 +643,34 @@ pub fn plan(names: &[String], calls: &[CallRecipe], ctx: &Context) -> Vec<Probe>
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_name_list_is_the_table() {
+        let table: Vec<&str> = PROBES.iter().map(|p| p.name).collect();
+        assert_eq!(table, NAMES, "NAMES must list PROBES in order");
+    }
+
+    /// The README's probe table is generated from `PROBES`: `UPDATE_GOLDEN=1 cargo test`
+    /// rewrites it.
+    #[test]
+    fn the_readme_probe_table_is_generated() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+        let readme = std::fs::read_to_string(&path).unwrap();
+        let (begin, end) = ("<!-- probes:begin -->\n", "<!-- probes:end -->");
+        let a = readme
+            .find(begin)
+            .expect("README has the probes:begin marker")
+            + begin.len();
+        let b = readme.find(end).expect("README has the probes:end marker");
+        let want = probes_markdown();
+        if readme[a..b] != want {
+            if std::env::var_os("UPDATE_GOLDEN").is_some() {
+                std::fs::write(&path, format!("{}{want}{}", &readme[..a], &readme[b..])).unwrap();
+            } else {
+                panic!("README's probe table is stale: UPDATE_GOLDEN=1 cargo test regenerates it");
+            }
+        }
+    }
+
     use super::*;
 
     fn raw(p: &Probe) -> &[u8] {

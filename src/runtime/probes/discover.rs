@@ -6,7 +6,7 @@
 use crate::issue::Phase;
 use crate::protocol;
 use crate::runtime::checks::discover::{self, Verdict};
-use crate::runtime::record::DiscoverRecord;
+use crate::runtime::record::{DiscoverAnswer, DiscoverRecord};
 use crate::runtime::session::{Outcome, Reply, Session};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -55,23 +55,23 @@ pub async fn run(s: &mut Session, window: Duration) -> (Era, DiscoverRecord) {
     let era = match outcome {
         Outcome::Reply(Reply::Result { value, .. }) => accept(s, &value, &mut rec),
         Outcome::Reply(Reply::Error { .. }) => {
-            rec.answer = Some("error");
+            rec.answer = Some(DiscoverAnswer::Error);
             Era::Legacy
         }
         Outcome::Reply(Reply::Broken { .. }) | Outcome::Misaddressed => {
-            rec.answer = Some("broken");
+            rec.answer = Some(DiscoverAnswer::Broken);
             Era::Legacy
         }
         Outcome::Timeout => {
-            rec.answer = Some("silence");
+            rec.answer = Some(DiscoverAnswer::Silence);
             Era::Legacy
         }
         Outcome::OutputLimit => {
-            rec.answer = Some("broken");
+            rec.answer = Some(DiscoverAnswer::Broken);
             Era::Legacy
         }
         Outcome::Exited(_) | Outcome::StdoutClosed => {
-            rec.answer = Some("crashed");
+            rec.answer = Some(DiscoverAnswer::Crashed);
             Era::Crashed
         }
     };
@@ -89,8 +89,9 @@ pub fn late(s: &mut Session, rec: &mut DiscoverRecord) -> Option<Era> {
     if !matches!(discover::check(&value), Verdict::Stateless { .. }) {
         return None;
     }
-    s.issues
-        .retain(|i| !(i.phase == Some(Phase::Initialize) && i.code().starts_with("initialize-")));
+    s.issues.retain(|i| {
+        !(i.phase == Some(Phase::Initialize) && i.rule.check == crate::catalog::Check::Initialize)
+    });
     rec.duration = None;
     Some(accept(s, &value, rec))
 }
@@ -107,7 +108,7 @@ pub fn accept(s: &mut Session, value: &Value, rec: &mut DiscoverRecord) -> Era {
             for i in issues {
                 s.record(i);
             }
-            rec.answer = Some("result");
+            rec.answer = Some(DiscoverAnswer::Result);
             rec.supported_versions = versions;
             s.negotiated = Some(protocol::MODERN_REVISION.to_string());
             if usable {
@@ -124,7 +125,7 @@ pub fn accept(s: &mut Session, value: &Value, rec: &mut DiscoverRecord) -> Era {
             for i in issues {
                 s.record(i);
             }
-            rec.answer = Some("unexpected-result");
+            rec.answer = Some(DiscoverAnswer::UnexpectedResult);
             Era::Legacy
         }
     }

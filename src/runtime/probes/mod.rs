@@ -66,7 +66,7 @@ pub fn check_result_type(s: &mut Session, method: &str, value: &Value) {
         return;
     }
     let already = s.issues.iter().any(|i| {
-        i.code() == crate::catalog::protocol::RESULT_TYPE_MISSING.code
+        i.is(&crate::catalog::protocol::RESULT_TYPE_MISSING)
             && i.fields.get("method").and_then(Value::as_str) == Some(method)
     });
     if !already {

@@ -232,6 +232,13 @@ pub async fn run(
     }
     s.phase = Phase::Shutdown;
 
+    reap(s, server, &mut rec).await;
+    rec
+}
+
+/// After the exit: stdout held open by a descendant, descendants left running (killed), and
+/// whatever of the group is left.
+async fn reap(s: &mut Session, server: &mut ServerProcess, rec: &mut ShutdownRecord) {
     // The process is gone (or unkillable): stdout should reach EOF unless a descendant holds it.
     if s.stdout_eof.is_none() && s.stdout_limit.is_none() {
         let eof = s
@@ -267,19 +274,18 @@ pub async fn run(
     process::forget_run(server.pid);
     s.link.stop_reading();
     server.finish_stderr(Duration::from_millis(500)).await;
-    rec
 }
 
 /// The process exited before the guard closed stdin: report it unless a probe already did.
 fn report_unrequested_exit(s: &mut Session, exit: crate::runtime::transport::ExitInfo) {
     let already = [
-        "server-exited",
-        "operation-missing-response",
-        "capability-list-missing-response",
-        "server-crashed",
+        &rules::SERVER_EXITED,
+        &rules::OPERATION_MISSING_RESPONSE,
+        &crate::catalog::protocol::CAPABILITY_LIST_MISSING_RESPONSE,
+        &rules::SERVER_CRASHED,
     ]
     .iter()
-    .any(|code| s.issues.has(code));
+    .any(|rule| s.issues.has(rule));
     // An exit the guard caused (it stopped reading a flooding stdout) is not the server's doing.
     if already || !s.initialized || s.stdout_limit.is_some() {
         return;
