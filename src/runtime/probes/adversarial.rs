@@ -95,14 +95,11 @@ pub async fn run(spec: &RunSpec, first: &RunRecord) -> (AdversarialRecord, Vec<I
     let order: Vec<String> = plan.iter().map(|p| p.name.clone()).collect();
     // A probe that ends its process with stdin EOF is a lane of its own, started with the
     // others (in a shared lane it would make the next probe pay a fresh start); the rest are
-    // dealt round-robin into the remaining lanes.
+    // dealt round-robin into the lanes.
     let (eof, shared): (Vec<Probe>, Vec<Probe>) = plan
         .into_iter()
         .partition(|p| matches!(p.delivery, Delivery::RawThenEof(_)));
-    let lanes = lanes_for(spec.adversarial.jobs, first)
-        .saturating_sub(eof.len())
-        .max(1)
-        .min(shared.len().max(1));
+    let lanes = lanes_for(spec.adversarial.jobs, first).min(shared.len().max(1));
     let mut dealt: Vec<Vec<Probe>> = vec![Vec::new(); lanes];
     for (i, probe) in shared.into_iter().enumerate() {
         dealt[i % lanes].push(probe);
@@ -134,11 +131,11 @@ pub async fn run(spec: &RunSpec, first: &RunRecord) -> (AdversarialRecord, Vec<I
     (record, merge_across_probes(issues))
 }
 
-/// A server whose start costs more CPU than this gets half the lanes: each lane pays one
+/// A server whose start costs more CPU than this gets three quarters of the lanes: each lane pays one
 /// start-up, and a handful of probes per process cost far less than another start.
 const SLOW_START_CPU: Duration = Duration::from_millis(300);
 
-/// How many lanes the probes of a server get: `jobs` (two per core), half when its start-up
+/// How many lanes the probes of a server get: `jobs` (two per core), fewer when its start-up
 /// (the CPU its process group used to the handshake's answer, in the main run) is expensive.
 fn lanes_for(jobs: usize, first: &RunRecord) -> usize {
     if first
@@ -146,7 +143,7 @@ fn lanes_for(jobs: usize, first: &RunRecord) -> usize {
         .startup_cpu
         .is_some_and(|c| c > SLOW_START_CPU)
     {
-        (jobs / 2).max(1)
+        (jobs * 3 / 4).max(1)
     } else {
         jobs.max(1)
     }
