@@ -59,6 +59,15 @@ pub struct SessionConfig {
 /// Reads what the server's process group is doing (CPU used, runnable).
 pub type CpuProbe = load::ActivityProbe;
 
+/// One look at the server's activity: `/proc` reads are blocking I/O, done off the async
+/// workers.
+async fn look(probe: &CpuProbe) -> Option<load::Activity> {
+    let probe = probe.clone();
+    tokio::task::spawn_blocking(move || probe())
+        .await
+        .unwrap_or(None)
+}
+
 /// A load-aware deadline with its probe: extended in steps while the server is active.
 struct BusyClock {
     probe: CpuProbe,
@@ -74,14 +83,14 @@ impl BusyClock {
     }
 
     /// The first look, one step before the deadline.
-    fn mark(&mut self) {
-        let now = (self.probe)();
+    async fn mark(&mut self) {
+        let now = look(&self.probe).await;
         self.grace.mark(now);
     }
 
     /// At a deadline: how much longer to wait, if any.
-    fn extend(&mut self, unread: bool) -> Option<Duration> {
-        let now = (self.probe)();
+    async fn extend(&mut self, unread: bool) -> Option<Duration> {
+        let now = look(&self.probe).await;
         match self.grace.decide(now, unread) {
             Decision::Extend(step) => Some(step),
             Decision::Idle | Decision::Capped => None,
@@ -527,13 +536,17 @@ impl Session {
             if self.wait_exit(deadline - BUSY_STEP.min(grace)).await {
                 return GraceEnd::Exited;
             }
-            c.mark();
+            c.mark().await;
         }
         let exited = loop {
             if self.wait_exit(deadline).await {
                 break true;
             }
-            match clock.as_mut().and_then(|c| c.extend(false)) {
+            let step = match clock.as_mut() {
+                Some(c) => c.extend(false).await,
+                None => None,
+            };
+            match step {
                 Some(step) => deadline = Instant::now() + step,
                 None => break false,
             }
@@ -567,7 +580,7 @@ impl Session {
             return;
         };
         let mut extended = Duration::ZERO;
-        while extended < cap && !self.is_dead() && probe().is_some_and(|a| a.runnable) {
+        while extended < cap && !self.is_dead() && look(&probe).await.is_some_and(|a| a.runnable) {
             let step = BUSY_STEP.min(cap - extended);
             self.observe_until(Instant::now() + step, Session::is_dead)
                 .await;
@@ -673,7 +686,7 @@ impl Session {
                     checkpoint = None;
                     overrun = 0;
                     if let Some(c) = clock.as_deref_mut() {
-                        c.mark();
+                        c.mark().await;
                     }
                 }
                 Next::Closed | Next::Elapsed => {
@@ -688,7 +701,11 @@ impl Session {
                         return Outcome::Reply(Reply::Broken { at: self.now() });
                     }
                     let unread = self.link.stdin_unread().is_some_and(|n| n > 0);
-                    if let Some(step) = clock.as_deref_mut().and_then(|c| c.extend(unread)) {
+                    let step = match clock.as_deref_mut() {
+                        Some(c) => c.extend(unread).await,
+                        None => None,
+                    };
+                    if let Some(step) = step {
                         deadline = Instant::now() + step;
                         overrun = 0;
                         continue;

@@ -546,7 +546,7 @@ async fn kill_and_collect(
     }
     s.wait_exit(tokio::time::Instant::now() + Duration::from_secs(2))
         .await;
-    let left = process::descendants(server.pid, &server.marker);
+    let left = server.descendants().await;
     process::kill_all(&left);
     server.signal_group(process::GroupSignal::Kill);
     process::forget_run(server.pid);

@@ -246,7 +246,7 @@ async fn reap(s: &mut Session, server: &mut ServerProcess, rec: &mut ShutdownRec
             .await;
         if !eof {
             rec.stdout_held_open = true;
-            let holders = process::descendants(server.pid, &server.marker);
+            let holders = server.descendants().await;
             s.record(Issue::new(
                 &rules::SHUTDOWN_STDOUT_HELD_OPEN,
                 format!(
@@ -256,7 +256,7 @@ async fn reap(s: &mut Session, server: &mut ServerProcess, rec: &mut ShutdownRec
             ));
         }
     }
-    let left = process::descendants(server.pid, &server.marker);
+    let left = server.descendants().await;
     if !left.is_empty() {
         s.record(Issue::new(
             &rules::SHUTDOWN_DESCENDANTS_LEFT,

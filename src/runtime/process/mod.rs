@@ -129,6 +129,15 @@ impl ServerProcess {
         sys::signal_group(self.pid, signal)
     }
 
+    /// The processes of this server's run still alive (a `/proc` scan, done off the async
+    /// workers).
+    pub async fn descendants(&self) -> Vec<ProcInfo> {
+        let (pid, marker) = (self.pid, self.marker.clone());
+        tokio::task::spawn_blocking(move || descendants(pid, &marker))
+            .await
+            .unwrap_or_default()
+    }
+
     /// True while any process of the server's process group is alive (zombies excluded).
     pub fn group_alive(&self) -> bool {
         !descendants(self.pid, &self.marker).is_empty()
