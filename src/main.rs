@@ -109,6 +109,9 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
     });
     rt.shutdown_timeout(std::time::Duration::from_millis(200));
     report.scan = scan_section;
+    if let Ok(cwd) = std::env::current_dir() {
+        mcp_stdio_guard::trace::attribute(&mut report, settings.scan.as_deref(), &cwd);
+    }
     deliver(&report, settings.format, &settings.outputs, start)
 }
 

@@ -1131,3 +1131,96 @@ fn github_actions_keeps_machine_streams_clean_and_within_limits() {
         off.stdout
     );
 }
+
+/// A runtime finding traced to the `print` that wrote it is located on that line in every CI
+/// format: the SARIF result's location is the print (the entry script a related location), it
+/// validates (schema and GitHub's rules), the JUnit failure and the annotation name the line,
+/// and the debug print called twice is one result.
+#[test]
+fn traced_findings_sit_on_the_line_that_wrote_them() {
+    let v = validators();
+    let dir = scratch("traced");
+    let sarif = dir.join("noisy.sarif");
+    let junit = dir.join("noisy.xml");
+    let json = dir.join("noisy.json");
+    let run = run_guard(
+        &[
+            &FAST[..],
+            &[
+                "--request",
+                "tools/list",
+                "--format",
+                "github",
+                "--sarif",
+                sarif.to_str().unwrap(),
+                "--junit",
+                junit.to_str().unwrap(),
+                "--json-file",
+                json.to_str().unwrap(),
+                "--",
+                "python3",
+                "examples/noisy-server/server.py",
+            ],
+        ]
+        .concat()
+        .iter()
+        .map(|a| a.to_string())
+        .collect::<Vec<_>>(),
+        &repo(),
+        &[],
+    );
+    assert_eq!(run.status, Some(1), "{}\n{}", run.stdout, run.stderr);
+    validate_sarif(std::slice::from_ref(&sarif), &v);
+    let parsed = parse_junit(std::slice::from_ref(&junit), &v);
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    junit_matches_json(&parsed[&*junit.to_string_lossy()], &report, None);
+
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let lines: Vec<(u64, u64)> = results
+        .iter()
+        .map(|r| {
+            let region = &r["locations"][0]["physicalLocation"]["region"];
+            assert_eq!(
+                r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+                "examples/noisy-server/server.py"
+            );
+            // The place it had before the trace: the entry script, as a related location.
+            let related = &r["relatedLocations"][0]["physicalLocation"];
+            assert_eq!(
+                related["artifactLocation"]["uri"],
+                "examples/noisy-server/server.py"
+            );
+            assert_eq!(related["region"]["startLine"], 1);
+            (
+                region["startLine"].as_u64().unwrap(),
+                r["properties"]["occurrences"].as_u64().unwrap_or(1),
+            )
+        })
+        .collect();
+    let text = std::fs::read_to_string(repo().join("examples/noisy-server/server.py")).unwrap();
+    let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() as u64 + 1;
+    assert_eq!(
+        lines,
+        [
+            (line_of("print(\"noisy-server v1.0 starting...\")"), 1),
+            (line_of("print(\"debug: listing tools\")"), 2)
+        ],
+        "one result per print, on its line"
+    );
+    let banner = line_of("print(\"noisy-server v1.0 starting...\")");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains(&format!(
+            "written by examples/noisy-server/server.py:{banner} (print)"
+        )),
+        "{xml}"
+    );
+    assert!(
+        run.stdout.contains(&format!(
+            "::error file=examples/noisy-server/server.py,line={banner},col=1,"
+        )),
+        "{}",
+        run.stdout
+    );
+}

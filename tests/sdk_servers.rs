@@ -105,6 +105,14 @@ struct ExpectedIssue {
     byte_offset: Option<u64>,
     phase: Option<String>,
     detail_code: Option<String>,
+    /// The write call the finding was traced to: `{file, line, sink, confidence}`, or
+    /// `{confidence: "ambiguous", candidates: ["file:line", ...]}`.
+    source: Option<Value>,
+    /// The finding was not traced (no `source`).
+    #[serde(default)]
+    untraced: bool,
+    /// Findings traced to one call are one finding counting its lines.
+    occurrences: Option<u64>,
 }
 
 fn sdk_dir() -> PathBuf {
@@ -312,6 +320,29 @@ struct ActualIssue {
     phase: Option<String>,
     detail_code: Option<String>,
     message: String,
+    /// `source` projected to what an expectation names (see [`ExpectedIssue::source`]).
+    source: Option<Value>,
+    occurrences: Option<u64>,
+}
+
+/// The parts of a finding's `source` an expectation names: the file, line, sink and confidence
+/// (columns are left out), or the candidates as `file:line`.
+fn project_source(source: &Value) -> Value {
+    match source.get("candidates").and_then(Value::as_array) {
+        Some(all) => serde_json::json!({
+            "confidence": source["confidence"],
+            "candidates": all
+                .iter()
+                .map(|c| format!("{}:{}", c["file"].as_str().unwrap_or(""), c["line"]))
+                .collect::<Vec<_>>(),
+        }),
+        None => serde_json::json!({
+            "file": source["file"],
+            "line": source["line"],
+            "sink": source["sink"],
+            "confidence": source["confidence"],
+        }),
+    }
 }
 
 impl ActualIssue {
@@ -328,6 +359,8 @@ impl ActualIssue {
                 .filter(|p| !p.is_empty()),
             detail_code: text("detailCode").filter(|d| !d.is_empty()),
             message: text("message").unwrap_or_default(),
+            source: issue.get("source").map(project_source),
+            occurrences: issue.get("occurrences").and_then(Value::as_u64),
         }
     }
 
@@ -344,6 +377,12 @@ impl ActualIssue {
                 .detail_code
                 .as_ref()
                 .is_none_or(|d| self.detail_code.as_ref() == Some(d))
+            && want
+                .source
+                .as_ref()
+                .is_none_or(|s| self.source.as_ref() == Some(s))
+            && (!want.untraced || self.source.is_none())
+            && want.occurrences.is_none_or(|n| self.occurrences == Some(n))
     }
 
     fn describe(&self) -> String {
@@ -359,6 +398,12 @@ impl ActualIssue {
         }
         if let Some(phase) = &self.phase {
             write!(text, " phase={phase}").unwrap();
+        }
+        if let Some(n) = self.occurrences {
+            write!(text, " occurrences={n}").unwrap();
+        }
+        if let Some(source) = &self.source {
+            write!(text, " source={source}").unwrap();
         }
         write!(text, ": {}", self.message).unwrap();
         text
@@ -378,6 +423,15 @@ fn describe_expected(want: &ExpectedIssue) -> String {
     }
     if let Some(phase) = &want.phase {
         write!(text, " phase={phase}").unwrap();
+    }
+    if let Some(n) = want.occurrences {
+        write!(text, " occurrences={n}").unwrap();
+    }
+    if let Some(source) = &want.source {
+        write!(text, " source={source}").unwrap();
+    }
+    if want.untraced {
+        text.push_str(" untraced");
     }
     text
 }
@@ -507,7 +561,18 @@ fn sdk_servers_get_exactly_the_expected_verdict() {
     let Some(deps) = test_deps("sdk_servers_get_exactly_the_expected_verdict") else {
         return;
     };
-    let file = load_cases();
+    let mut file = load_cases();
+    // `MCP_GUARD_SDK_CASES=trace,banner`: only the cases whose name contains one of the words
+    // (while working on a few; said loudly, since the rest is then not run).
+    if let Ok(only) = std::env::var("MCP_GUARD_SDK_CASES") {
+        let words: Vec<&str> = only.split(',').filter(|w| !w.is_empty()).collect();
+        file.cases
+            .retain(|c| words.iter().any(|w| c.name.contains(w)));
+        loud(&format!(
+            "\n**** MCP_GUARD_SDK_CASES={only}: only {} SDK cases run ****\n",
+            file.cases.len()
+        ));
+    }
     let _turn = one_at_a_time();
     let started = Instant::now();
     let mut order: Vec<usize> = (0..file.cases.len()).collect();

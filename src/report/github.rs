@@ -91,6 +91,9 @@ pub fn annotations(report: &Report, ctx: &CiContext) -> String {
         if let Some(run) = issue.run {
             let _ = write!(message, " (run {run})");
         }
+        if let Some(source) = crate::trace::Source::of(issue) {
+            let _ = write!(message, "\n{}", source.sentence());
+        }
         let _ = write!(
             message,
             "\nhelp: {}\ndocs: {}",
@@ -396,6 +399,9 @@ fn findings_blocks(blocks: &mut Vec<String>, issues: &[&Issue]) {
             code(i.code()),
             md(&i.message)
         );
+        if let Some(source) = crate::trace::Source::of(i) {
+            let _ = writeln!(b, "  - {}", md(&source.sentence()));
+        }
         // The catalogue's own fix is Markdown written for docs/rules.md (code spans render);
         // a finding's own help may quote the server, so it is escaped.
         let fix = if i.help == i.rule.fix {

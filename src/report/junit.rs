@@ -167,7 +167,10 @@ fn where_(i: &Issue) -> String {
         Some(Location::Source {
             file, line, column, ..
         }) => format!("{}:{line}:{column}: {}", file.display(), i.message),
-        _ => i.message.clone(),
+        _ => match crate::trace::Source::of(i) {
+            Some(source) => format!("{}; {}", i.message, source.sentence()),
+            None => i.message.clone(),
+        },
     }
 }
 

@@ -130,8 +130,20 @@ impl Sources {
                 wanted.entry(a.file.path.clone()).or_default().push(a.line);
             }
         }
-        for issue in report.scan_issues() {
-            let place = sources.place(None, issue);
+        // Runtime findings traced to the line that wrote them are shown on that line.
+        let traced = report.targets.iter().enumerate().flat_map(|(i, t)| {
+            t.issues
+                .iter()
+                .filter(|issue| issue.fields.contains_key("source"))
+                .map(move |issue| (Some(i), issue))
+        });
+        for (target, issue) in report
+            .scan_issues()
+            .iter()
+            .map(|issue| (None, issue))
+            .chain(traced)
+        {
+            let place = sources.place(target, issue);
             if place.file.in_root {
                 wanted
                     .entry(place.file.path)
@@ -180,6 +192,66 @@ impl Sources {
                 anchor: None,
             };
         }
+        if target.is_some()
+            && let Some(w) = crate::trace::Source::of(issue).and_then(|s| s.unique().cloned())
+        {
+            return self.written_place(&w);
+        }
+        self.anchor_place(target)
+    }
+
+    /// Where else a finding points: a traced finding's server anchor (the place it would have
+    /// had), or, when several calls print its text, each of them (the anchor stays its place).
+    pub fn related(&self, target: Option<usize>, issue: &Issue) -> Vec<(Place, String)> {
+        if target.is_none() {
+            return Vec::new();
+        }
+        match crate::trace::Source::of(issue) {
+            Some(crate::trace::Source::One(_)) => {
+                let anchor = self.anchor_place(target);
+                let what = match anchor.anchor {
+                    Some(AnchorKind::McpConfig) => "the server's entry in its MCP config",
+                    Some(AnchorKind::ConfigFile) => "the server's config file",
+                    Some(AnchorKind::EntryScript) => "the server's entry script",
+                    Some(AnchorKind::Manifest) => "the server's project manifest",
+                    Some(AnchorKind::Readme) => "the repository's README",
+                    Some(AnchorKind::Command) | None => "the server's command",
+                }
+                .to_string();
+                vec![(anchor, what)]
+            }
+            Some(crate::trace::Source::Ambiguous(all)) => all
+                .iter()
+                .map(|w| {
+                    (
+                        self.written_place(w),
+                        format!(
+                            "one of {} calls that print this text: {}",
+                            all.len(),
+                            w.sink
+                        ),
+                    )
+                })
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// The place of a write call a runtime finding was traced to.
+    fn written_place(&self, w: &crate::trace::Written) -> Place {
+        let start_line = w.line.max(1);
+        let span = (w.end_line > w.line || (w.end_line == w.line && w.end_column > w.column))
+            .then_some((w.column, w.end_line, w.end_column));
+        Place {
+            file: self.file_ref(&self.cwd.join(&w.file)),
+            start_line,
+            span,
+            anchor: None,
+        }
+    }
+
+    /// A target's anchor as a place.
+    fn anchor_place(&self, target: Option<usize>) -> Place {
         match target.and_then(|i| self.anchors.get(i)) {
             Some(a) => Place {
                 file: a.file.clone(),

@@ -316,7 +316,7 @@ fn result(
     if let Some(e) = &issue.evidence {
         builder_props.push(("evidence", json!(e)));
     }
-    for key in ["context", "language"] {
+    for key in ["context", "language", "source", "occurrences"] {
         if let Some(v) = issue.fields.get(key) {
             builder_props.push((key, v.clone()));
         }
@@ -329,6 +329,23 @@ fn result(
         .locations(vec![location(&place)])
         .properties(bag(&builder_props, None))
         .build();
+    // A runtime finding traced to the line that wrote it: the server's anchor (or, when several
+    // calls print the text, each of them) as related locations.
+    let related: Vec<sarif::Location> = ctx
+        .sources
+        .related(target, issue)
+        .iter()
+        .enumerate()
+        .map(|(i, (place, what))| {
+            let mut l = location(place);
+            l.id = Some(i as i64 + 1);
+            l.message = Some(sarif::Message::builder().text(what.clone()).build());
+            l
+        })
+        .collect();
+    if !related.is_empty() {
+        r.related_locations = Some(related);
+    }
     if let Some(hash) = ctx.sources.line_hash(&place) {
         let mut fp = BTreeMap::new();
         fp.insert("primaryLocationLineHash".to_string(), hash.to_string());

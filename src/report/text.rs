@@ -401,6 +401,22 @@ fn issue_text(out: &mut String, issue: &Issue) {
         issue.code(),
         issue.message
     );
+    if let Some(source) = crate::trace::Source::of(issue) {
+        let _ = writeln!(out, "  {}", source.sentence());
+    }
+    if let Some(lines) = issue.fields.get("stdoutLines").and_then(|v| v.as_array()) {
+        let at: Vec<String> = lines
+            .iter()
+            .filter_map(|l| l.get("line").and_then(|n| n.as_u64()))
+            .map(|n| n.to_string())
+            .collect();
+        let count = issue
+            .fields
+            .get("occurrences")
+            .and_then(|v| v.as_u64())
+            .unwrap_or(lines.len() as u64);
+        let _ = writeln!(out, "  seen {count} times: stdout lines {}", at.join(", "));
+    }
     if let Some(more) = issue.fields.get("moreOccurrences").and_then(|v| v.as_u64()) {
         let _ = writeln!(out, "  ... and {more} more like it");
     }
