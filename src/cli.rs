@@ -41,7 +41,7 @@ Exit codes: 0 pass (warnings allowed), 1 error-level findings, 2 usage or config
     name = "mcp-stdio-guard",
     version,
     about = "Catch stdout pollution, JSON-RPC framing errors and lifecycle bugs in MCP stdio servers",
-    override_usage = "mcp-stdio-guard [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-stdio-guard [OPTIONS] --config <PATH>\n       mcp-stdio-guard [OPTIONS] --mcp-config <FILE> [--server <NAME>]\n       mcp-stdio-guard [OPTIONS] --registry <FILE> [--jobs <N>]\n       mcp-stdio-guard scan [OPTIONS] [PATH]...\n       mcp-stdio-guard explain [CODE]",
+    override_usage = "mcp-stdio-guard [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-stdio-guard [OPTIONS] --config <PATH>\n       mcp-stdio-guard [OPTIONS] --mcp-config <FILE> [--server <NAME>]\n       mcp-stdio-guard [OPTIONS] --registry <FILE> [--jobs <N>]\n       mcp-stdio-guard scan [OPTIONS] [PATH]...\n       mcp-stdio-guard explain [CODE]\n       mcp-stdio-guard replay <TRANSCRIPT>",
     args_conflicts_with_subcommands = true,
     args_override_self = true,
     after_help = AFTER_HELP
@@ -62,6 +62,11 @@ pub enum Sub {
     },
     /// Scan source files for code that writes to stdout (exit 1 when anything is found).
     Scan(ScanArgs),
+    /// Print a --transcript file readably: every process's stdin, stdout and stderr in order.
+    Replay {
+        /// The transcript file (JSON lines).
+        file: PathBuf,
+    },
 }
 
 /// `mcp-stdio-guard scan`: the static scan on its own, as pre-commit and CI call it.
@@ -226,6 +231,9 @@ pub struct RunArgs {
     /// Make --scan findings errors that fail the run.
     #[arg(long)]
     pub fail_on_static: bool,
+    /// Write the raw exchange of every server process (stdin, stdout, stderr, timestamped; JSON lines) to this file; `mcp-stdio-guard replay FILE` prints it.
+    #[arg(long, value_name = "FILE")]
+    pub transcript: Option<PathBuf>,
     #[command(flatten)]
     pub report: ReportArgs,
     /// The server command and its arguments, after `--`.
@@ -257,6 +265,8 @@ pub enum Command {
     Explain(Option<String>),
     Run(Box<Settings>),
     Scan(Box<ScanSettings>),
+    /// `replay FILE`: print a transcript.
+    Replay(PathBuf),
 }
 
 /// A resolved `scan` (or the `--scan` part of a runtime run).
@@ -283,6 +293,7 @@ where
     match cli.subcommand {
         Some(Sub::Explain { code }) => Ok(Command::Explain(code)),
         Some(Sub::Scan(args)) => resolve_scan(args).map(|s| Command::Scan(Box::new(s))),
+        Some(Sub::Replay { file }) => Ok(Command::Replay(file)),
         None => crate::settings::resolve(cli.run, &matches).map(|s| Command::Run(Box::new(s))),
     }
 }

@@ -47,15 +47,61 @@ fn real_main() -> Result<Exit, Failure> {
             ))),
         },
         Command::Run(settings) => run(*settings),
+        Command::Replay(file) => replay(&file),
         Command::Scan(settings) => {
             let start = SystemTime::now();
             let report = Report {
-                targets: Vec::new(),
                 scan: Some(scan(&settings)?),
+                ..Report::default()
             };
             deliver(&report, settings.format, &settings.outputs, start)
         }
     }
+}
+
+/// `replay FILE`: a transcript, line by line (a transcript may be larger than memory should
+/// hold: it is streamed).
+fn replay(file: &std::path::Path) -> Result<Exit, Failure> {
+    use std::io::BufRead;
+    let opened = std::fs::File::open(file).map_err(|e| {
+        Failure::usage(format!(
+            "cannot read the transcript {} ({e}); give the file --transcript wrote",
+            file.display()
+        ))
+    })?;
+    if !opened.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(Failure::usage(format!(
+            "{} is not a regular file; give the file --transcript wrote",
+            file.display()
+        )));
+    }
+    // Two passes: a file with a bad line prints nothing (no half replay), and nothing of it is
+    // held in memory.
+    for print in [false, true] {
+        let mut replay = runtime::transcript::Replay::default();
+        let reader = std::fs::File::open(file)
+            .map(std::io::BufReader::new)
+            .map_err(|e| Failure::usage(format!("cannot read {} ({e})", file.display())))?;
+        for (n, line) in reader.lines().enumerate() {
+            let line =
+                line.map_err(|e| Failure::usage(format!("cannot read {} ({e})", file.display())))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let text = replay.line(&line).map_err(|why| {
+                Failure::usage(format!(
+                    "{}:{}: {why}; give a file written by --transcript",
+                    file.display(),
+                    n + 1
+                ))
+            })?;
+            if print {
+                write_stdout(&text);
+            }
+        }
+    }
+    drop(opened);
+    Ok(Exit::Clean)
 }
 
 /// Runs a static scan into its report section.
@@ -94,6 +140,13 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
             })
         })
         .transpose()?;
+    let transcript = settings
+        .outputs
+        .transcript
+        .as_deref()
+        .map(runtime::transcript::Transcript::create)
+        .transpose()
+        .map_err(|e| Failure::usage(format!("--transcript: cannot create the file ({e})")))?;
     runtime::process::become_subreaper();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -105,10 +158,21 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
         // take the default action and leave the server behind.
         let signals = interrupts();
         tokio::spawn(exit_on_signal(signals));
-        mcp_stdio_guard::run::check(&settings).await
+        let hooks = mcp_stdio_guard::run::Hooks {
+            transcript: transcript.clone(),
+        };
+        mcp_stdio_guard::run::check_with(&settings, hooks).await
     });
     rt.shutdown_timeout(std::time::Duration::from_millis(200));
     report.scan = scan_section;
+    // The transcript is complete once every process is gone: moved into place before the
+    // reports that name it.
+    if let Some(t) = &transcript
+        && let Err(e) = t.finish()
+    {
+        report.transcript = None;
+        let _ = writeln!(std::io::stderr(), "mcp-stdio-guard: error: {e}");
+    }
     if let Ok(cwd) = std::env::current_dir() {
         mcp_stdio_guard::trace::attribute(&mut report, settings.scan.as_deref(), &cwd);
     }
@@ -175,6 +239,7 @@ async fn exit_on_signal(signals: Interrupts) {
         }
     };
     runtime::process::kill_live_runs();
+    runtime::transcript::discard_pending();
     let _ = writeln!(
         std::io::stderr(),
         "mcp-stdio-guard: interrupted by signal {number}; the server under test was killed"

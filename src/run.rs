@@ -6,17 +6,40 @@ use crate::fingerprint;
 use crate::redact::Redactor;
 use crate::report::{Context, Report, Target};
 use crate::runtime;
+use crate::runtime::transcript::{Tap, Transcript};
 use crate::settings::{Settings, TargetSettings};
 use std::sync::Arc;
 use tokio::sync::Semaphore;
 
 pub async fn check(settings: &Settings) -> Report {
+    check_with(settings, Hooks::default()).await
+}
+
+/// What a run reports to besides its [`Report`].
+#[derive(Default, Clone)]
+pub struct Hooks {
+    /// `--transcript`: every process's bytes.
+    pub transcript: Option<Arc<Transcript>>,
+}
+
+/// [`check`], recording into the hooks' transcript.
+pub async fn check_with(settings: &Settings, hooks: Hooks) -> Report {
+    let Hooks { transcript } = hooks;
     let gate = Arc::new(Semaphore::new(settings.jobs.max(1)));
     let tasks: Vec<_> = settings
         .targets
         .iter()
         .cloned()
-        .map(|t| {
+        .map(|mut t| {
+            if let Some(tr) = &transcript {
+                // Named as the report names it: the server's key, else its command line.
+                let name = if t.name.is_empty() {
+                    t.argv.join(" ")
+                } else {
+                    t.name.clone()
+                };
+                t.spec.spawn.tap = Some(Tap::new(tr.clone(), &name, secrets_of(&t)));
+            }
             let gate = gate.clone();
             let shared = settings.clone();
             tokio::spawn(async move {
@@ -37,8 +60,19 @@ pub async fn check(settings: &Settings) -> Report {
     }
     Report {
         targets,
-        scan: None,
+        transcript: transcript.map(|t| t.path().to_path_buf()),
+        ..Report::default()
     }
+}
+
+/// The values no output may show for a target: its env values and secret-looking arguments.
+fn secrets_of(t: &TargetSettings) -> Redactor {
+    let mut secrets = Redactor::new();
+    for value in &t.env_values {
+        secrets.add(value);
+    }
+    secrets.add_argv(&t.argv);
+    secrets
 }
 
 async fn check_target(settings: &Settings, t: TargetSettings) -> Target {

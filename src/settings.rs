@@ -354,6 +354,11 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
         }
     }
     settings.jobs = jobs;
+    settings.outputs.transcript = crate::report::outputs::resolve_transcript(
+        args.transcript.as_deref(),
+        &settings.outputs,
+        &here,
+    )?;
     Ok(settings)
 }
 
@@ -824,6 +829,7 @@ fn target(
                 max_total_bytes: k.max_stdout_bytes,
             },
             max_stderr_bytes: k.max_stderr,
+            tap: None,
         },
         session: SessionConfig {
             protocol: protocol::DEFAULT_REVISION.to_string(),

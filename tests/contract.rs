@@ -301,6 +301,21 @@ fn every_report_shape_honours_the_contract() {
         ),
         // The scan alone.
         ("scan", vec!["scan", "--format", "json", "examples"]),
+        // Pollution traced to its lines (`source`, `occurrences`, `stdoutLines`), with a
+        // transcript named in the report.
+        (
+            "traced with transcript",
+            vec![
+                "--json",
+                "--request",
+                "tools/list",
+                "--transcript",
+                "target/contract-transcript.jsonl",
+                "--",
+                "python3",
+                "examples/noisy-server/server.py",
+            ],
+        ),
     ];
     let mut failures = Vec::new();
     for (name, args) in &shapes {
@@ -313,6 +328,15 @@ fn every_report_shape_honours_the_contract() {
                 report["servers"].as_array().is_some_and(|s| s.len() >= 2),
                 "{name}: {report}"
             );
+        }
+        if *name == "traced with transcript" {
+            let issues = report["issues"].as_array().unwrap();
+            assert!(
+                issues.iter().all(|i| i["source"]["sink"] == "print"),
+                "{name}: {report}"
+            );
+            assert!(issues.iter().any(|i| i["stdoutLines"].is_array()), "{name}");
+            assert!(report["transcript"].is_string(), "{name}");
         }
     }
     assert!(

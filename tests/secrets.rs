@@ -1,7 +1,7 @@
 //! Secret hygiene, end to end: a server that echoes every secret it was given (argv and env)
 //! into stderr, stdout pollution, serverInfo, tool metadata, error messages and notifications is
 //! checked in every output format at once; no byte of any canary may appear in any output, the
-//! guard's own stderr included.
+//! guard's own stderr, the `--transcript` and its replay included.
 // Unix servers, signals and paths: tests/windows.rs is the Windows suite.
 #![cfg(unix)]
 
@@ -71,6 +71,8 @@ fn outputs(format: &str, dir: &std::path::Path) -> Vec<(String, String)> {
         file("xml").to_str().unwrap(),
         "--json-file",
         file("json").to_str().unwrap(),
+        "--transcript",
+        file("jsonl").to_str().unwrap(),
     ]
     .iter()
     .map(|s| s.to_string())
@@ -94,11 +96,26 @@ fn outputs(format: &str, dir: &std::path::Path) -> Vec<(String, String)> {
         (format!("{format} stdout"), r.stdout),
         (format!("{format} stderr"), r.stderr),
     ];
-    for path in [file("sarif"), file("xml"), file("json"), summary] {
+    for path in [
+        file("sarif"),
+        file("xml"),
+        file("json"),
+        file("jsonl"),
+        summary,
+    ] {
         let text = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("{format}: {} was not written: {e}", path.display()));
         out.push((path.display().to_string(), text));
     }
+    // The transcript holds the server's own bytes (it echoes its secrets); so does its replay.
+    let replay = guard(
+        &["replay".to_string(), file("jsonl").display().to_string()],
+        &repo(),
+        &[],
+        &[],
+        Duration::from_secs(60),
+    );
+    out.push((format!("{format} replay"), replay.stdout));
     out
 }
 
@@ -117,7 +134,7 @@ fn no_canary_secret_reaches_any_output() {
             .flat_map(|r| r.join().expect("a run panicked"))
             .collect()
     });
-    assert_eq!(all.len(), 5 * 6);
+    assert_eq!(all.len(), 5 * 8);
     // The run really saw the secrets: the server echoed them, so the report quotes its output.
     let text = &all[0].1;
     assert!(text.contains("<redacted>"), "nothing was redacted:\n{text}");

@@ -23,6 +23,14 @@ pub fn render(report: &Report) -> String {
 }
 
 pub fn to_value(report: &Report) -> Value {
+    let mut v = shape_value(report);
+    if let Some(path) = &report.transcript {
+        v["transcript"] = Value::from(path.display().to_string());
+    }
+    v
+}
+
+fn shape_value(report: &Report) -> Value {
     if report.targets.is_empty() {
         return scan_value(report.scan.as_ref());
     }

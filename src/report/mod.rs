@@ -85,6 +85,8 @@ pub struct Target {
 pub struct Report {
     pub targets: Vec<Target>,
     pub scan: Option<ScanSection>,
+    /// The `--transcript` file of the run, when one was written.
+    pub transcript: Option<PathBuf>,
 }
 
 /// A static scan in a report (`scan`, or `--scan` next to a runtime run). Its issues carry

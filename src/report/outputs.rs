@@ -19,6 +19,8 @@ pub struct Outputs {
     pub sarif: Option<PathBuf>,
     pub junit: Option<PathBuf>,
     pub json: Option<PathBuf>,
+    /// `--transcript`: the raw exchange of every server process (checked like a report file).
+    pub transcript: Option<PathBuf>,
     /// GitHub annotations and the step summary: `--format github`, or GITHUB_ACTIONS=true
     /// without `--no-github`.
     pub github: bool,
@@ -120,9 +122,46 @@ pub fn resolve_outputs(args: &ReportArgs, format: Format, here: &Path) -> Result
         sarif,
         junit,
         json,
+        transcript: None,
         github: format == Format::Github || (on_actions && !args.no_github),
         on_actions,
     })
+}
+
+/// `--transcript FILE`, checked before anything runs like a report file: writable, not one of
+/// the report files, and not stdout (which carries the report).
+pub fn resolve_transcript(
+    path: Option<&Path>,
+    outputs: &Outputs,
+    here: &Path,
+) -> Result<Option<PathBuf>, Failure> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let full = super::locate::normalize(&here.join(path));
+    check_writable("--transcript", path, &full, here)?;
+    let dest = destination(&full);
+    if dest == Destination::Stdout {
+        return Err(Failure::usage(format!(
+            "--transcript {}: stdout carries the report; give a file, e.g. --transcript transcript.jsonl",
+            path.display()
+        )));
+    }
+    for (flag, other) in [
+        ("--sarif", &outputs.sarif),
+        ("--junit", &outputs.junit),
+        ("--json-file", &outputs.json),
+    ] {
+        if let (Destination::Replace(a), Some(o)) = (&dest, other)
+            && destination(o) == Destination::Replace(a.clone())
+        {
+            return Err(Failure::usage(format!(
+                "--transcript {} is also given to {flag}: give the transcript its own file",
+                path.display()
+            )));
+        }
+    }
+    Ok(Some(full))
 }
 
 /// One report path: a file (not a folder) that can be written, checked by doing what the write
@@ -183,6 +222,7 @@ fn example_name(flag: &str) -> &'static str {
     match flag {
         "--sarif" => "results.sarif",
         "--junit" => "junit.xml",
+        "--transcript" => "transcript.jsonl",
         _ => "report.json",
     }
 }

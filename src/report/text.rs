@@ -27,6 +27,16 @@ pub fn render(report: &Report) -> String {
         let extra = if i == 0 { report.scan_issues() } else { &[] };
         target_text(&mut out, target, report.targets.len() > 1, extra);
     }
+    if let Some(path) = &report.transcript
+        && report.exit() != crate::exit::Exit::Clean
+    {
+        let _ = writeln!(
+            out,
+            "transcript: {} (every byte of the run; `mcp-stdio-guard replay {}` prints it)",
+            path.display(),
+            path.display()
+        );
+    }
     out
 }
 

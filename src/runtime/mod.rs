@@ -18,6 +18,7 @@ pub mod probes;
 pub mod process;
 pub mod record;
 pub mod session;
+pub mod transcript;
 pub mod transport;
 
 use crate::catalog::{
@@ -173,6 +174,7 @@ fn buffering_rerun_spec(spec: &RunSpec) -> (checks::buffering::RerunMode, RunSpe
         std::env::var_os(KEY).is_some_and(|v| !v.is_empty())
     };
     let mut rerun = spec.clone();
+    rerun.spawn.tap = rerun.spawn.tap.map(|t| t.role("buffering rerun"));
     rerun.effects = None;
     rerun.adversarial = probes::adversarial::AdversarialSpec::default();
     rerun.unbuffered_rerun = false;
@@ -304,13 +306,28 @@ async fn run_once(
     // Starts are paced on a saturated machine (the run's clock starts before the wait: the
     // start-up is part of its time).
     let gate = load::pace().await;
+    let mut spawn = spec.spawn.clone();
+    // The process's role in the transcript: `run 2`, `run 1 (legacy era)`, `buffering rerun`.
+    spawn.tap = spawn.tap.map(|t| {
+        let era = if discover {
+            ""
+        } else if spec.probes.discover {
+            " (legacy era)"
+        } else {
+            ""
+        };
+        let role = match t.role_name() {
+            "" => format!("run {run}{era}"),
+            base => format!("{base}{era}"),
+        };
+        t.role(role)
+    });
     let spawned = match &instruments {
         Some(i) => {
-            let mut spawn = spec.spawn.clone();
             spawn.env.extend(i.env.iter().cloned());
             process::spawn_with(&spawn, start, i.spawn_hook())
         }
-        None => process::spawn(&spec.spawn, start),
+        None => process::spawn(&spawn, start),
     };
     drop(gate);
     let (link, mut server) = match spawned {

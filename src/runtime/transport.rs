@@ -6,6 +6,7 @@
 //! blocks on a write: a server that stops reading stdin cannot stall the guard.
 
 use super::framing::{Framer, FramerLimits, PushOutcome, RawFrame};
+use super::transcript::{Dir, ProcTap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -141,6 +142,22 @@ impl Link {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        Link::with_tap(stdout, stdin, fd, limits, start, None)
+    }
+
+    /// Like [`Link::with_stdin_fd`], recording every byte both ways into a transcript.
+    pub fn with_tap<R, W>(
+        stdout: R,
+        stdin: W,
+        fd: Option<RawPipe>,
+        limits: FramerLimits,
+        start: Instant,
+        tap: Option<ProcTap>,
+    ) -> (Link, EventSender)
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
         let (tx, rx) = mpsc::channel(EVENT_BUFFER);
         let counters = Arc::new(Counters::default());
         let reader = tokio::spawn(read_stdout(
@@ -149,6 +166,7 @@ impl Link {
             start,
             tx.clone(),
             counters.clone(),
+            tap.clone(),
         ));
         let (in_tx, in_rx) = mpsc::unbounded_channel();
         let stdin_fd: StdinFd = Arc::new(std::sync::Mutex::new(fd));
@@ -159,6 +177,7 @@ impl Link {
             tx.clone(),
             counters.clone(),
             stdin_fd.clone(),
+            tap,
         ));
         (
             Link {
@@ -259,6 +278,7 @@ async fn read_stdout<R: AsyncRead + Unpin>(
     start: Instant,
     tx: EventSender,
     counters: Arc<Counters>,
+    tap: Option<ProcTap>,
 ) {
     let mut framer = Framer::new(limits);
     let mut buf = vec![0u8; READ_CHUNK];
@@ -289,6 +309,9 @@ async fn read_stdout<R: AsyncRead + Unpin>(
             }
         };
         let at = start.elapsed();
+        if let Some(tap) = &tap {
+            tap.bytes(Dir::Out, &buf[..n]);
+        }
         let outcome = framer.push(&buf[..n], at, &mut frames);
         counters
             .stdout_bytes
@@ -334,8 +357,12 @@ async fn write_stdin<W: AsyncWrite + Unpin>(
     tx: EventSender,
     counters: Arc<Counters>,
     fd: StdinFd,
+    tap: Option<ProcTap>,
 ) {
     while let Some(bytes) = rx.recv().await {
+        if let Some(tap) = &tap {
+            tap.bytes(Dir::In, &bytes);
+        }
         let result = async {
             stdin.write_all(&bytes).await?;
             stdin.flush().await

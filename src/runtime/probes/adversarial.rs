@@ -312,7 +312,7 @@ async fn run_lane(
         let started = Instant::now();
         let mut proc = match live.take() {
             Some(p) => p,
-            None => match start_process(spec, ctx).await {
+            None => match start_process(spec, ctx, &probe.name).await {
                 Ok(p) => p,
                 Err(not_run) => {
                     let obs = Observation {
@@ -367,13 +367,20 @@ fn observation(spec: &RunSpec, ctx: &Context) -> Observation {
 }
 
 /// Starts a probe process and completes the handshake of the main run's era; else why not.
-async fn start_process(spec: &RunSpec, ctx: &Context) -> Result<ProbeProcess, String> {
+async fn start_process(
+    spec: &RunSpec,
+    ctx: &Context,
+    first_probe: &str,
+) -> Result<ProbeProcess, String> {
     let start = std::time::Instant::now();
     let mut instruments = match &spec.effects {
         Some(e) => Some(Instruments::start(e, start).await),
         None => None,
     };
     let mut spawn = spec.spawn.clone();
+    spawn.tap = spawn
+        .tap
+        .map(|t| t.role(format!("probes from {first_probe}")));
     if let Some(i) = &instruments {
         spawn.env.extend(i.env.iter().cloned());
     }

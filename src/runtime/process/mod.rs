@@ -47,6 +47,8 @@ pub struct SpawnSpec {
     pub unset: Vec<OsString>,
     pub limits: FramerLimits,
     pub max_stderr_bytes: u64,
+    /// Where the process's bytes are recorded (`--transcript`), with its role.
+    pub tap: Option<super::transcript::Tap>,
 }
 
 /// Why a spawn failed: the short platform code (`ENOENT`) and the OS message.
@@ -226,7 +228,22 @@ pub fn spawn_with(
         let _ = hook;
         cmd.spawn()
     };
-    let mut child = spawned.map_err(|err| spawn_error(spec, &err))?;
+    let argv = || {
+        std::iter::once(&spec.program)
+            .chain(&spec.args)
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+    };
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(err) => {
+            let failure = spawn_error(spec, &err);
+            if let Some(tap) = &spec.tap {
+                tap.spawn_failed(&argv(), &failure.message);
+            }
+            return Err(failure);
+        }
+    };
     let pid = child.id().unwrap_or_default();
     if let Err(message) = sys::adopt(&child, pid) {
         let _ = child.start_kill();
@@ -245,20 +262,33 @@ pub fn spawn_with(
     // Windows cannot ask the write end of a pipe for unread bytes.
     #[cfg(not(unix))]
     let stdin_fd = None;
-    let (link, tx) = Link::with_stdin_fd(stdout, stdin, stdin_fd, spec.limits, start);
+    let tap = spec
+        .tap
+        .as_ref()
+        .map(|t| t.spawned(pid, &argv(), spec.max_stderr_bytes));
+    let (link, tx) = Link::with_tap(stdout, stdin, stdin_fd, spec.limits, start, tap.clone());
 
     let stderr = Arc::new(Mutex::new(StderrTail::new(spec.max_stderr_bytes)));
     let sink = stderr.clone();
+    let stderr_tap = tap.clone();
     let stderr_task = tokio::spawn(async move {
         let mut buf = vec![0u8; 16 * 1024];
         loop {
             match stderr_pipe.read(&mut buf).await {
                 Ok(0) | Err(_) => break,
-                Ok(n) => sink.lock().expect("stderr lock").push(&buf[..n]),
+                Ok(n) => {
+                    if let Some(t) = &stderr_tap {
+                        t.bytes(super::transcript::Dir::Err, &buf[..n]);
+                    }
+                    sink.lock().expect("stderr lock").push(&buf[..n]);
+                }
             }
         }
+        if let Some(t) = &stderr_tap {
+            t.stderr_done();
+        }
     });
-    tokio::spawn(watch_exit(child, tx, start));
+    tokio::spawn(watch_exit(child, tx, start, tap));
     Ok((
         link,
         ServerProcess {
@@ -313,7 +343,12 @@ fn shebang(path: &std::path::Path) -> Option<String> {
     text.split_whitespace().next().map(str::to_string)
 }
 
-async fn watch_exit(mut child: tokio::process::Child, tx: EventSender, start: Instant) {
+async fn watch_exit(
+    mut child: tokio::process::Child,
+    tx: EventSender,
+    start: Instant,
+    tap: Option<super::transcript::ProcTap>,
+) {
     let exit = match child.wait().await {
         Ok(status) => ExitInfo {
             code: status.code(),
@@ -324,6 +359,9 @@ async fn watch_exit(mut child: tokio::process::Child, tx: EventSender, start: In
             signal: None,
         },
     };
+    if let Some(t) = &tap {
+        t.exited(exit.code, exit.signal);
+    }
     let _ = tx
         .send(Event::Exited {
             at: start.elapsed(),
