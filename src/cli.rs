@@ -41,7 +41,7 @@ Exit codes: 0 pass (warnings allowed), 1 error-level findings, 2 usage or config
     name = "mcp-stdio-guard",
     version,
     about = "Catch stdout pollution, JSON-RPC framing errors and lifecycle bugs in MCP stdio servers",
-    override_usage = "mcp-stdio-guard [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-stdio-guard [OPTIONS] --config <PATH>\n       mcp-stdio-guard [OPTIONS] --mcp-config <FILE> [--server <NAME>]\n       mcp-stdio-guard [OPTIONS] --registry <FILE> [--jobs <N>]\n       mcp-stdio-guard scan [OPTIONS] [PATH]...\n       mcp-stdio-guard explain [CODE]\n       mcp-stdio-guard replay <TRANSCRIPT>",
+    override_usage = "mcp-stdio-guard [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-stdio-guard [OPTIONS] --config <PATH>\n       mcp-stdio-guard [OPTIONS] --mcp-config <FILE> [--server <NAME>]\n       mcp-stdio-guard [OPTIONS] --registry <FILE> [--jobs <N>]\n       mcp-stdio-guard scan [OPTIONS] [PATH]...\n       mcp-stdio-guard explain [CODE]\n       mcp-stdio-guard replay <TRANSCRIPT>\n       mcp-stdio-guard merge <REPORT>...",
     args_conflicts_with_subcommands = true,
     args_override_self = true,
     after_help = AFTER_HELP
@@ -67,6 +67,32 @@ pub enum Sub {
         /// The transcript file (JSON lines).
         file: PathBuf,
     },
+    /// Join the JSON reports of --shard runs into the report one run would have written (and SARIF, JUnit, step summary from it).
+    Merge(MergeArgs),
+}
+
+/// `mcp-stdio-guard merge`: the shards of a sharded run, joined.
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The JSON reports of the shards (each shard's --json-file).
+    #[arg(value_name = "REPORT", required = true)]
+    pub reports: Vec<PathBuf>,
+    /// Output format of the main stream (text: one line per server).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
+    /// Print the joined JSON report (same as --format json).
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+/// A resolved `merge`.
+#[derive(Debug, Clone)]
+pub struct MergeSettings {
+    pub reports: Vec<PathBuf>,
+    pub format: Format,
+    pub outputs: Outputs,
 }
 
 /// `mcp-stdio-guard scan`: the static scan on its own, as pre-commit and CI call it.
@@ -231,6 +257,9 @@ pub struct RunArgs {
     /// Make --scan findings errors that fail the run.
     #[arg(long)]
     pub fail_on_static: bool,
+    /// Check only shard K of N of the servers (e.g. 2/4): a deterministic, balanced slice by a hash of each server's name, for CI matrices; `mcp-stdio-guard merge` joins the shards' JSON reports.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
     /// Write the raw exchange of every server process (stdin, stdout, stderr, timestamped; JSON lines) to this file; `mcp-stdio-guard replay FILE` prints it.
     #[arg(long, value_name = "FILE")]
     pub transcript: Option<PathBuf>,
@@ -267,6 +296,7 @@ pub enum Command {
     Scan(Box<ScanSettings>),
     /// `replay FILE`: print a transcript.
     Replay(PathBuf),
+    Merge(Box<MergeSettings>),
 }
 
 /// A resolved `scan` (or the `--scan` part of a runtime run).
@@ -294,6 +324,7 @@ where
         Some(Sub::Explain { code }) => Ok(Command::Explain(code)),
         Some(Sub::Scan(args)) => resolve_scan(args).map(|s| Command::Scan(Box::new(s))),
         Some(Sub::Replay { file }) => Ok(Command::Replay(file)),
+        Some(Sub::Merge(args)) => resolve_merge(args).map(|m| Command::Merge(Box::new(m))),
         None => crate::settings::resolve(cli.run, &matches).map(|s| Command::Run(Box::new(s))),
     }
 }
@@ -349,6 +380,22 @@ fn resolve_scan(args: ScanArgs) -> Result<ScanSettings, Failure> {
         outputs,
         options,
         fail_on_findings: true,
+    })
+}
+
+fn resolve_merge(args: MergeArgs) -> Result<MergeSettings, Failure> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Failure::usage(format!("cannot read the current directory: {e}")))?;
+    let format = if args.json {
+        Format::Json
+    } else {
+        args.format.unwrap_or_else(|| default_format(&args.report))
+    };
+    let outputs = resolve_outputs(&args.report, format, &cwd)?;
+    Ok(MergeSettings {
+        reports: args.reports,
+        format,
+        outputs,
     })
 }
 

@@ -20,6 +20,7 @@ pub mod run;
 pub mod runtime;
 pub mod scan;
 pub mod settings;
+pub mod shard;
 pub mod trace;
 
 /// The guard's version (also in JSON fingerprints, SARIF and `--version`).

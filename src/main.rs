@@ -48,6 +48,7 @@ fn real_main() -> Result<Exit, Failure> {
         },
         Command::Run(settings) => run(*settings),
         Command::Replay(file) => replay(&file),
+        Command::Merge(m) => merge(&m),
         Command::Scan(settings) => {
             let start = SystemTime::now();
             let report = Report {
@@ -102,6 +103,43 @@ fn replay(file: &std::path::Path) -> Result<Exit, Failure> {
     }
     drop(opened);
     Ok(Exit::Clean)
+}
+
+/// `merge REPORT...`: the shards' JSON reports joined, delivered like one run's report.
+fn merge(m: &cli::MergeSettings) -> Result<Exit, Failure> {
+    let start = SystemTime::now();
+    let mut inputs = Vec::with_capacity(m.reports.len());
+    for path in &m.reports {
+        let shown = path.display().to_string();
+        let text = read_report(path).map_err(|e| {
+            Failure::usage(format!(
+                "cannot read the report {shown} ({e}); give the --json-file of each shard"
+            ))
+        })?;
+        let value = serde_json::from_str(&text).map_err(|e| {
+            Failure::usage(format!(
+                "{shown} is not a JSON report ({e}); give the --json-file of each shard"
+            ))
+        })?;
+        inputs.push((shown, value));
+    }
+    let merged = report::merge::merge(&inputs).map_err(Failure::usage)?;
+    let mut joined = merged.report;
+    joined.recorded_json = Some(merged.json);
+    deliver(&joined, m.format, &m.outputs, start)
+}
+
+/// A report file: a regular file (a FIFO or a device would hang or never end), at most 1 GiB.
+fn read_report(path: &std::path::Path) -> std::io::Result<String> {
+    const MAX: u64 = 1 << 30;
+    let meta = std::fs::metadata(path)?;
+    if let Some(kind) = mcp_stdio_guard::input::special_kind(&meta) {
+        return Err(std::io::Error::other(format!("it is {kind}, not a file")));
+    }
+    if meta.len() > MAX {
+        return Err(std::io::Error::other("it is larger than 1 GiB"));
+    }
+    std::fs::read_to_string(path)
 }
 
 /// Runs a static scan into its report section.

@@ -61,6 +61,7 @@ pub async fn check_with(settings: &Settings, hooks: Hooks) -> Report {
     Report {
         targets,
         transcript: transcript.map(|t| t.path().to_path_buf()),
+        shard: settings.shard.clone(),
         ..Report::default()
     }
 }

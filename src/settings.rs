@@ -187,6 +187,8 @@ pub struct Settings {
     pub fail_on_static: bool,
     /// Things the user should know that are not findings (skipped `mcpServers` entries).
     pub notes: Vec<String>,
+    /// `--shard K/N`: the shard, and the positions of its targets in the whole list.
+    pub shard: Option<(crate::shard::Shard, Vec<usize>)>,
 }
 
 /// The `--protocol` values besides the revisions themselves.
@@ -354,6 +356,20 @@ pub fn resolve(args: RunArgs, m: &ArgMatches) -> Result<Settings, Failure> {
         }
     }
     settings.jobs = jobs;
+    if let Some(spec) = &args.shard {
+        let shard = crate::shard::Shard::parse(spec).map_err(Failure::usage)?;
+        let names: Vec<&str> = settings.targets.iter().map(|t| t.name.as_str()).collect();
+        let mine = shard.select(&names);
+        let mut all = std::mem::take(&mut settings.targets);
+        let mut kept = Vec::with_capacity(mine.len());
+        for (i, t) in all.drain(..).enumerate() {
+            if mine.binary_search(&i).is_ok() {
+                kept.push(t);
+            }
+        }
+        settings.targets = kept;
+        settings.shard = Some((shard, mine));
+    }
     settings.outputs.transcript = crate::report::outputs::resolve_transcript(
         args.transcript.as_deref(),
         &settings.outputs,
@@ -766,6 +782,7 @@ fn resolve_source(
         scan,
         fail_on_static,
         notes,
+        shard: None,
     })
 }
 

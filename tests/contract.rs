@@ -316,6 +316,21 @@ fn every_report_shape_honours_the_contract() {
                 "examples/noisy-server/server.py",
             ],
         ),
+        // One shard of several servers (`shard`, always `servers[]`).
+        (
+            "shard",
+            vec![
+                "--json",
+                "--no-capability-probes",
+                "--protocol",
+                "all",
+                "--shard",
+                "1/2",
+                "--",
+                "python3",
+                "examples/noisy-server/server.py",
+            ],
+        ),
     ];
     let mut failures = Vec::new();
     for (name, args) in &shapes {
@@ -337,6 +352,10 @@ fn every_report_shape_honours_the_contract() {
             );
             assert!(issues.iter().any(|i| i["stdoutLines"].is_array()), "{name}");
             assert!(report["transcript"].is_string(), "{name}");
+        }
+        if *name == "shard" {
+            assert_eq!(report["shard"]["count"], 2, "{name}: {report}");
+            assert!(report["servers"].is_array(), "{name}");
         }
     }
     assert!(

@@ -1431,3 +1431,132 @@ fn path_without_rust() -> PathBuf {
     assert!(!dir.join("cargo").exists() && dir.join("git").exists());
     dir
 }
+
+/// The action's `registry`, `shard` and `merge` inputs, as a CI matrix uses them: each shard job
+/// checks its slice and names its JSON report after the shard, the merge job joins the reports
+/// (files, or a folder of them) into one verdict with SARIF and a step summary. Runs `run.sh`
+/// with this build of the guard as the installed binary (the install step is tested above).
+#[test]
+fn dist_action_runs_shards_and_merges_them() {
+    let root = scratch("action-shards");
+    let registry = root.join("servers.jsonl");
+    let line = |name: &str, script: &str| {
+        serde_json::json!({"name": name, "command": ["python3", repo().join(script)], "quietMs": 300})
+            .to_string()
+    };
+    std::fs::write(
+        &registry,
+        [
+            line("noisy", "examples/noisy-server/server.py"),
+            line("hello", "examples/hello-server/server.py"),
+            line("banner", "tests/fixtures/servers/banner.py"),
+        ]
+        .join("\n")
+            + "\n",
+    )
+    .unwrap();
+    let step = |name: &str, inputs: &[(&str, &str)]| -> (Output, Vec<(String, String)>) {
+        let outputs = root.join(format!("{name}.output"));
+        let mut cmd = Command::new("bash");
+        cmd.arg(repo().join("dist/action/run.sh"))
+            .current_dir(&root)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("RUNNER_TEMP", root.join(format!("temp-{name}")))
+            .env("GITHUB_OUTPUT", &outputs)
+            .env("GITHUB_STEP_SUMMARY", root.join("summary.md"))
+            .env("MCP_STDIO_GUARD_BIN", env!("CARGO_BIN_EXE_mcp-stdio-guard"))
+            .env("MCP_STDIO_GUARD_SOURCE", "given");
+        for (k, v) in inputs {
+            cmd.env(k, v);
+        }
+        let out = run(&mut cmd);
+        let set = std::fs::read_to_string(&outputs)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        (out, set)
+    };
+    let get = |set: &[(String, String)], k: &str| {
+        set.iter()
+            .rev()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| panic!("no output {k}: {set:?}"))
+    };
+    let reports = root.join("shard-reports");
+    std::fs::create_dir_all(&reports).unwrap();
+    let mut findings = 0;
+    for k in 1..=2 {
+        let shard = format!("{k}/2");
+        let (out, set) = step(
+            &format!("shard{k}"),
+            &[
+                ("INPUT_REGISTRY", registry.to_str().unwrap()),
+                ("INPUT_SHARD", &shard),
+                ("INPUT_UPLOAD_SARIF", "false"),
+            ],
+        );
+        assert!(out.status.success(), "{}", show(&out));
+        assert!(
+            stderr(&out).contains(&format!("--shard {shard}")),
+            "{}",
+            show(&out)
+        );
+        let json = PathBuf::from(get(&set, "json-file"));
+        assert!(
+            json.ends_with(format!("runtime-shard-{k}-of-2.json")),
+            "{json:?}"
+        );
+        findings += get(&set, "findings").parse::<u32>().unwrap_or(0);
+        std::fs::copy(&json, reports.join(json.file_name().unwrap())).unwrap();
+    }
+    // The merge job: a folder of reports; one verdict, SARIF in the runtime category.
+    let (out, set) = step("merge", &[("INPUT_MERGE", reports.to_str().unwrap())]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(get(&set, "exit-code"), "1", "{}", show(&out));
+    assert_eq!(get(&set, "failed"), "true");
+    assert_eq!(get(&set, "findings"), findings.to_string());
+    assert_eq!(get(&set, "category"), "mcp-stdio-guard/runtime");
+    let sarif: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(get(&set, "sarif-file")).unwrap()).unwrap();
+    assert_eq!(
+        sarif["runs"][0]["results"].as_array().unwrap().len() as u32,
+        findings
+    );
+    let merged: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(get(&set, "json-file")).unwrap()).unwrap();
+    let names: Vec<&str> = merged["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["noisy", "hello", "banner"], "the registry's order");
+    assert!(
+        std::fs::read_to_string(root.join("summary.md"))
+            .unwrap()
+            .contains("### mcp-stdio-guard merge: fail")
+    );
+    // Inputs that cannot go together are one error, before anything runs.
+    let (out, _) = step(
+        "both",
+        &[
+            ("INPUT_MERGE", reports.to_str().unwrap()),
+            ("INPUT_COMMAND", "node x.js"),
+        ],
+    );
+    assert!(!out.status.success());
+    assert!(
+        stdout(&out).contains("merge joins the reports"),
+        "{}",
+        show(&out)
+    );
+    let (out, _) = step(
+        "badshard",
+        &[("INPUT_COMMAND", "node x.js"), ("INPUT_SHARD", "2-4")],
+    );
+    assert!(stdout(&out).contains("shard must be K/N"), "{}", show(&out));
+}

@@ -1224,3 +1224,142 @@ fn traced_findings_sit_on_the_line_that_wrote_them() {
         run.stdout
     );
 }
+
+/// `merge` of the shards' JSON reports is the report of one run over every server (timings
+/// aside), and the SARIF and JUnit it writes are the ones that run writes: equal, and valid.
+#[test]
+fn merged_shards_are_the_report_of_one_run() {
+    let v = validators();
+    let dir = scratch("shards");
+    let registry = dir.join("servers.jsonl");
+    let fixture = |f: &str| repo().join(f).display().to_string();
+    let lines = [
+        ("noisy", fixture("examples/noisy-server/server.py")),
+        ("hello", fixture("examples/hello-server/server.py")),
+        ("banner", fixture("tests/fixtures/servers/banner.py")),
+        ("latin1", fixture("tests/fixtures/servers/invalid_utf8.py")),
+        ("clean", fixture("tests/fixtures/servers/clean.py")),
+    ]
+    .iter()
+    .map(|(name, script)| {
+        serde_json::json!({"name": name, "command": ["python3", script], "timeoutMs": 20000, "quietMs": 300})
+            .to_string()
+    })
+    .collect::<Vec<_>>()
+    .join("\n");
+    std::fs::write(&registry, lines + "\n").unwrap();
+    let reg = registry.to_str().unwrap();
+    let out = |name: &str| dir.join(name).display().to_string();
+    let single = run_guard(
+        &s(&[
+            "--registry",
+            reg,
+            "--json-file",
+            &out("single.json"),
+            "--sarif",
+            &out("single.sarif"),
+            "--junit",
+            &out("single.xml"),
+        ]),
+        &repo(),
+        &[],
+    );
+    assert_eq!(single.status, Some(1), "{}", single.stderr);
+    for k in 1..=3 {
+        let run = run_guard(
+            &s(&[
+                "--registry",
+                reg,
+                "--shard",
+                &format!("{k}/3"),
+                "--json-file",
+                &out(&format!("shard{k}.json")),
+            ]),
+            &repo(),
+            &[],
+        );
+        assert!(matches!(run.status, Some(0 | 1)), "{}", run.stderr);
+    }
+    // In any order.
+    let merged = run_guard(
+        &s(&[
+            "merge",
+            &out("shard3.json"),
+            &out("shard1.json"),
+            &out("shard2.json"),
+            "--json-file",
+            &out("merged.json"),
+            "--sarif",
+            &out("merged.sarif"),
+            "--junit",
+            &out("merged.xml"),
+        ]),
+        &repo(),
+        &[],
+    );
+    assert_eq!(
+        merged.status,
+        Some(1),
+        "the merged verdict fails like the run: {}",
+        merged.stderr
+    );
+    assert!(
+        merged.stdout.contains("5 servers: 3 failed, 2 passed"),
+        "{}",
+        merged.stdout
+    );
+    /// Timings, pids and the host's kernel differ between runs; nothing else may.
+    fn untimed(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                map.retain(|k, _| {
+                    !(k.ends_with("Ms")
+                        || k == "pid"
+                        || k == "osRelease"
+                        || k == "startTimeUtc"
+                        || k == "endTimeUtc")
+                });
+                map.values_mut().for_each(untimed);
+            }
+            Value::Array(items) => items.iter_mut().for_each(untimed),
+            _ => {}
+        }
+    }
+    let read = |name: &str| -> Value {
+        let mut v: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap();
+        untimed(&mut v);
+        v
+    };
+    assert_eq!(read("merged.json"), read("single.json"), "merged JSON");
+    assert_eq!(read("merged.sarif"), read("single.sarif"), "merged SARIF");
+    let junit = |name: &str| normalize_junit(&std::fs::read_to_string(dir.join(name)).unwrap());
+    assert_eq!(junit("merged.xml"), junit("single.xml"), "merged JUnit");
+    validate_sarif(&[dir.join("merged.sarif")], &v);
+    let parsed = parse_junit(&[dir.join("merged.xml")], &v);
+    junit_matches_json(
+        &parsed[&*dir.join("merged.xml").to_string_lossy()],
+        &read("merged.json"),
+        None,
+    );
+    // A shard missing, or given twice: one-line errors naming the fix, nothing written.
+    for (args, says) in [
+        (
+            vec![out("shard1.json"), out("shard2.json")],
+            "shard 3/3 is missing",
+        ),
+        (vec![out("shard1.json"), out("shard1.json")], "again"),
+        (
+            vec![out("single.json"), out("shard1.json")],
+            "not a --shard report",
+        ),
+    ] {
+        let mut all = vec!["merge".to_string()];
+        all.extend(args);
+        let run = run_guard(&all, &repo(), &[]);
+        assert_eq!(run.status, Some(2), "{all:?}");
+        assert!(run.stderr.contains(says), "{all:?}: {}", run.stderr);
+        assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+        assert!(run.stdout.is_empty());
+    }
+}

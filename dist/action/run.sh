@@ -7,8 +7,12 @@
 # words, `$(rm -rf ~)` is one harmless word.
 #
 #   INPUT_COMMAND | INPUT_CONFIG | INPUT_MCP_CONFIG   the runtime check (one of them), or
+#   | INPUT_REGISTRY
 #   INPUT_SCAN                                        the static scan of these paths (with a runtime
 #                                                     input: its --scan path)
+#   INPUT_MERGE                                       or: the JSON reports of sharded runs to
+#                                                     join (files, or folders of *.json files)
+#   INPUT_SHARD                                       with a runtime input: --shard K/N
 #   INPUT_PROFILE, INPUT_ARGS                         --profile, and extra arguments
 #   INPUT_FAIL_ON                                     error (default): fail on error findings, as the
 #                                                     guard's exit code; warning: on warnings too;
@@ -59,19 +63,52 @@ while IFS= read -r -d '' w; do extra_args+=("$w"); done <"$words_file"
 split_words INPUT_SCAN
 scan_paths=()
 while IFS= read -r -d '' w; do scan_paths+=("$w"); done <"$words_file"
+split_words INPUT_MERGE
+merge_inputs=()
+while IFS= read -r -d '' w; do merge_inputs+=("$w"); done <"$words_file"
 
 runtime_inputs=0
 [[ ${#command_words[@]} -eq 0 ]] || runtime_inputs=$((runtime_inputs + 1))
 [[ -z ${INPUT_CONFIG:-} ]] || runtime_inputs=$((runtime_inputs + 1))
 [[ -z ${INPUT_MCP_CONFIG:-} ]] || runtime_inputs=$((runtime_inputs + 1))
-((runtime_inputs <= 1)) || fail "set only one of command, config and mcp-config"
-if ((runtime_inputs == 1)); then
+[[ -z ${INPUT_REGISTRY:-} ]] || runtime_inputs=$((runtime_inputs + 1))
+((runtime_inputs <= 1)) || fail "set only one of command, config, mcp-config and registry"
+if [[ ${#merge_inputs[@]} -gt 0 ]]; then
+  if ((runtime_inputs > 0)) || [[ ${#scan_paths[@]} -gt 0 ]]; then
+    fail "merge joins the reports of sharded runs: do not also set command, config, mcp-config, registry or scan"
+  fi
+  mode=merge
+elif ((runtime_inputs == 1)); then
   mode=runtime
 elif [[ ${#scan_paths[@]} -gt 0 ]]; then
   mode=scan
 else
-  fail "nothing to check: set command (or config, or mcp-config) for the runtime check, or scan for the static scan"
+  fail "nothing to check: set command (or config, mcp-config, registry) for the runtime check, scan for the static scan, or merge for the reports of sharded runs"
 fi
+
+shard=${INPUT_SHARD:-}
+if [[ -n $shard ]]; then
+  [[ $mode == runtime ]] || fail "shard applies to a runtime check (registry, mcp-config, config or command)"
+  [[ $shard =~ ^[0-9]+/[0-9]+$ ]] || fail "shard must be K/N, e.g. 2/4, not '$shard'"
+fi
+
+# The reports to merge: files as given, folders as their *.json files (sorted; nothing else is
+# expanded).
+merge_files=()
+for given in ${merge_inputs[@]+"${merge_inputs[@]}"}; do
+  if [[ -d $given ]]; then
+    found=0
+    while IFS= read -r -d '' f; do
+      merge_files+=("$f")
+      found=$((found + 1))
+    done < <(find "$given" -maxdepth 1 -type f -name '*.json' -print0 | sort -z)
+    ((found > 0)) || fail "merge: the folder '$given' holds no .json report"
+  elif [[ -f $given ]]; then
+    merge_files+=("$given")
+  else
+    fail "merge: '$given' is neither a report file nor a folder of reports"
+  fi
+done
 
 fail_on=${INPUT_FAIL_ON:-error}
 case $fail_on in
@@ -84,10 +121,15 @@ args=()
 if [[ $mode == scan ]]; then
   args+=(scan)
   [[ -z ${INPUT_PROFILE:-} ]] || echo "::warning title=mcp-stdio-guard::profile applies to the runtime check; ignored for the scan"
+elif [[ $mode == merge ]]; then
+  args+=(merge)
+  [[ -z ${INPUT_PROFILE:-} ]] || echo "::warning title=mcp-stdio-guard::profile applies to the runtime check; ignored for merge"
 else
+  [[ -z $shard ]] || args+=(--shard "$shard")
   [[ -z ${INPUT_PROFILE:-} ]] || args+=(--profile "$INPUT_PROFILE")
   [[ -z ${INPUT_CONFIG:-} ]] || args+=(--config "$INPUT_CONFIG")
   [[ -z ${INPUT_MCP_CONFIG:-} ]] || args+=(--mcp-config "$INPUT_MCP_CONFIG")
+  [[ -z ${INPUT_REGISTRY:-} ]] || args+=(--registry "$INPUT_REGISTRY")
   if [[ ${#scan_paths[@]} -gt 1 ]]; then
     fail "with a runtime check, scan takes one path (the server's source folder), not ${#scan_paths[@]}"
   elif [[ ${#scan_paths[@]} -eq 1 ]]; then
@@ -98,8 +140,8 @@ args+=(${extra_args[@]+"${extra_args[@]}"})
 
 # Report files. Written with the guard's file flags where it has them (it still prints text);
 # a guard without them gets --format json on stdout instead, and no SARIF/JUnit.
-if [[ $mode == scan ]]; then
-  help=$("$bin" scan --help 2>/dev/null || true)
+if [[ $mode == scan || $mode == merge ]]; then
+  help=$("$bin" "$mode" --help 2>/dev/null || true)
 else
   help=$("$bin" --help 2>/dev/null || true)
 fi
@@ -107,7 +149,8 @@ has_flag() { [[ $help == *"$1 "* || $help == *"$1="* ]]; }
 
 report_dir="$temp/mcp-stdio-guard-reports"
 mkdir -p "$report_dir"
-json_file="$report_dir/$mode.json"
+# A shard's report is named after it: the merge job downloads every shard's into one folder.
+json_file="$report_dir/$mode${shard:+-shard-${shard%/*}-of-${shard#*/}}.json"
 rm -f "$json_file"
 json_on_stdout=false
 if has_flag --json-file; then
@@ -139,6 +182,8 @@ if [[ $mode == runtime && ${#command_words[@]} -gt 0 ]]; then
   args+=(-- "${command_words[@]}")
 elif [[ $mode == scan ]]; then
   args+=(-- "${scan_paths[@]}")
+elif [[ $mode == merge ]]; then
+  args+=(-- "${merge_files[@]}")
 fi
 
 # ------------------------------------------------------------------------------------- the run
@@ -169,7 +214,8 @@ else
 fi
 [[ -s $sarif_file ]] || sarif_file=""
 [[ -s $junit_file ]] || junit_file=""
-category=${INPUT_CATEGORY:-mcp-stdio-guard/$mode}
+# A merge is the runtime check of every shard: the same category as one runtime run.
+category=${INPUT_CATEGORY:-mcp-stdio-guard/${mode/merge/runtime}}
 
 failed=false
 case $code in

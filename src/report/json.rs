@@ -23,35 +23,47 @@ pub fn render(report: &Report) -> String {
 }
 
 pub fn to_value(report: &Report) -> Value {
+    if let Some(recorded) = &report.recorded_json {
+        return recorded.clone();
+    }
     let mut v = shape_value(report);
     if let Some(path) = &report.transcript {
         v["transcript"] = Value::from(path.display().to_string());
+    }
+    if let Some((shard, positions)) = &report.shard {
+        v["shard"] = shard.to_json(positions);
     }
     v
 }
 
 fn shape_value(report: &Report) -> Value {
-    if report.targets.is_empty() {
+    // A shard always has the several-servers shape (with names), whatever its count: `merge`
+    // joins shards by their servers.
+    if report.targets.is_empty() && report.shard.is_none() {
         return scan_value(report.scan.as_ref());
     }
-    if report.targets.len() == 1 {
+    if report.targets.len() == 1 && report.shard.is_none() {
         return target_value(&report.targets[0], report.scan.as_ref());
     }
     let all: Vec<Issue> = report.issues().cloned().collect();
-    let servers: Vec<Value> = report
-        .targets
-        .iter()
-        .map(|t| {
-            let mut v = target_value(t, None);
-            v["name"] = Value::from(t.name.clone());
-            v
-        })
-        .collect();
+    let servers: Vec<Value> = report.targets.iter().map(server_value).collect();
+    aggregate_value(&all, servers)
+}
+
+/// One entry of `servers[]`: a server's full report, with its name.
+pub fn server_value(t: &Target) -> Value {
+    let mut v = target_value(t, None);
+    v["name"] = Value::from(t.name.clone());
+    v
+}
+
+/// The several-servers shape: the aggregate verdict of every finding, then each server's report.
+pub fn aggregate_value(all: &[Issue], servers: Vec<Value>) -> Value {
     json!({
         "schemaVersion": SCHEMA_VERSION,
         "ok": !all.iter().any(Issue::is_error),
-        "summary": summary_value(&all),
-        "issueClasses": classes_value(&all),
+        "summary": summary_value(all),
+        "issueClasses": classes_value(all),
         "issues": all.iter().map(issue_value).collect::<Vec<_>>(),
         "servers": servers,
     })
@@ -103,6 +115,10 @@ fn target_value(t: &Target, scan: Option<&ScanSection>) -> Value {
         "durationMs": total_ms,
         "repeat": t.context.repeat,
     });
+    if let Some((file, key)) = &t.context.mcp_server {
+        // Where the server is defined (the SARIF anchor), for `merge`.
+        v["mcpServer"] = json!({"file": file.display().to_string(), "key": key});
+    }
     if let Some(d) = &t.drift {
         v["drift"] = json!({
             "status": if d.codes.is_empty() { "pass" } else { "warning" },

@@ -12,6 +12,7 @@ pub mod json;
 pub mod junit;
 pub mod linehash;
 pub mod locate;
+pub mod merge;
 pub mod outputs;
 pub mod sarif;
 pub mod status;
@@ -78,6 +79,9 @@ pub struct Target {
     pub run_issues: Vec<Vec<Issue>>,
     /// Drift between runs, when there were several.
     pub drift: Option<Drift>,
+    /// The check verdicts a JSON report recorded, for a target rebuilt from one (`merge`):
+    /// the verdicts are taken as they were, not judged again from runs it no longer has.
+    pub recorded_checks: Option<Vec<merge::RecordedCheck>>,
 }
 
 /// A whole report: checked servers, and the static scan when one ran.
@@ -87,6 +91,11 @@ pub struct Report {
     pub scan: Option<ScanSection>,
     /// The `--transcript` file of the run, when one was written.
     pub transcript: Option<PathBuf>,
+    /// `--shard K/N`: this report holds one shard of the servers (their positions in the whole
+    /// list), to be joined by `merge`.
+    pub shard: Option<(crate::shard::Shard, Vec<usize>)>,
+    /// A report joined by `merge` from JSON reports: its JSON is that JSON, as it was written.
+    pub recorded_json: Option<serde_json::Value>,
 }
 
 /// A static scan in a report (`scan`, or `--scan` next to a runtime run). Its issues carry
@@ -244,6 +253,7 @@ impl Target {
             issues,
             run_issues,
             drift,
+            recorded_checks: None,
         }
     }
 
@@ -262,7 +272,22 @@ impl Target {
 
     /// Every check of this target, with the scan's when one is merged into its report.
     pub fn checks<'a>(&'a self, scan: Option<&'a ScanSection>) -> Vec<status::CheckVerdict<'a>> {
-        status::target_checks(self, scan)
+        match &self.recorded_checks {
+            Some(recorded) => recorded
+                .iter()
+                .map(|r| status::CheckVerdict {
+                    check: r.check,
+                    status: r.status,
+                    issues: self
+                        .issues
+                        .iter()
+                        .filter(|i| r.codes.iter().any(|c| c == i.code()))
+                        .collect(),
+                    reason: r.reason,
+                })
+                .collect(),
+            None => status::target_checks(self, scan),
+        }
     }
 }
 

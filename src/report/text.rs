@@ -13,6 +13,21 @@ const STDERR_TAIL_LINES: usize = 12;
 
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
+    // A report joined from JSON reports (`merge`) has the verdicts, not the runs' facts.
+    if report.recorded_json.is_some() {
+        out.push_str(&servers_table(report, false));
+        return out;
+    }
+    if let Some((shard, _)) = &report.shard
+        && report.targets.is_empty()
+    {
+        let _ = writeln!(
+            out,
+            "shard {}/{}: no server falls in this shard",
+            shard.index, shard.count
+        );
+        return out;
+    }
     if report.targets.is_empty() {
         if let Some(scan) = &report.scan {
             scan_text(&mut out, scan);
@@ -25,7 +40,12 @@ pub fn render(report: &Report) -> String {
         }
         // `--scan` findings belong to the (single) server the run checked.
         let extra = if i == 0 { report.scan_issues() } else { &[] };
-        target_text(&mut out, target, report.targets.len() > 1, extra);
+        target_text(
+            &mut out,
+            target,
+            report.targets.len() > 1 || report.shard.is_some(),
+            extra,
+        );
     }
     if let Some(path) = &report.transcript
         && report.exit() != crate::exit::Exit::Clean
@@ -37,6 +57,61 @@ pub fn render(report: &Report) -> String {
             path.display()
         );
     }
+    out
+}
+
+/// One line per server (`FAIL name: 2 errors, 1 warning (stdout-non-json, ...)`), failures
+/// first when `failures_first`, then a line of totals: the end of a registry run on a terminal,
+/// and `merge`'s text report.
+pub fn servers_table(report: &Report, failures_first: bool) -> String {
+    let mut rows: Vec<(bool, String)> = report
+        .targets
+        .iter()
+        .map(|t| {
+            let s = status::summary(&t.issues);
+            let verdict = if s.errors > 0 {
+                "FAIL"
+            } else if s.warnings > 0 {
+                "WARN"
+            } else {
+                "PASS"
+            };
+            let codes = status::codes(
+                t.issues
+                    .iter()
+                    .filter(|i| i.severity != crate::catalog::Severity::Note),
+            );
+            let mut line = format!(
+                "{verdict}  {}: {} error{}, {} warning{}",
+                t.name,
+                s.errors,
+                plural(s.errors),
+                s.warnings,
+                plural(s.warnings)
+            );
+            if !codes.is_empty() {
+                let _ = write!(line, " ({})", codes.join(", "));
+            }
+            let _ = write!(line, " in {:.1} s", t.context.duration.as_secs_f64());
+            (s.errors > 0, line)
+        })
+        .collect();
+    if failures_first {
+        // Stable: servers keep their order within each group.
+        rows.sort_by_key(|(failed, _)| !failed);
+    }
+    let mut out = String::new();
+    for (_, line) in &rows {
+        let _ = writeln!(out, "{line}");
+    }
+    let failed = rows.iter().filter(|(f, _)| *f).count();
+    let _ = writeln!(
+        out,
+        "{} server{}: {failed} failed, {} passed",
+        rows.len(),
+        plural(rows.len()),
+        rows.len() - failed
+    );
     out
 }
 
