@@ -3,6 +3,7 @@
 //! quietly with the run's exit code.
 
 mod deliver;
+mod progress;
 
 use deliver::deliver;
 use mcp_stdio_guard::cli::{self, Command, Outputs, ScanSettings, Settings};
@@ -185,6 +186,8 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
         .map(runtime::transcript::Transcript::create)
         .transpose()
         .map_err(|e| Failure::usage(format!("--transcript: cannot create the file ({e})")))?;
+    // A registry run on a terminal shows its progress on stderr.
+    let display = progress::Display::start(&settings);
     runtime::process::become_subreaper();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -198,6 +201,9 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
         tokio::spawn(exit_on_signal(signals));
         let hooks = mcp_stdio_guard::run::Hooks {
             transcript: transcript.clone(),
+            observer: display
+                .clone()
+                .map(|d| d as std::sync::Arc<dyn mcp_stdio_guard::run::Observer>),
         };
         mcp_stdio_guard::run::check_with(&settings, hooks).await
     });
@@ -213,6 +219,9 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
     }
     if let Ok(cwd) = std::env::current_dir() {
         mcp_stdio_guard::trace::attribute(&mut report, settings.scan.as_deref(), &cwd);
+    }
+    if let Some(d) = display {
+        d.finish(&report);
     }
     deliver(&report, settings.format, &settings.outputs, start)
 }

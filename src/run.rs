@@ -15,16 +15,27 @@ pub async fn check(settings: &Settings) -> Report {
     check_with(settings, Hooks::default()).await
 }
 
+/// Who watches a run's progress: told when each server's check starts and ends (the binary's
+/// progress display on a terminal). Called from the run's tasks; must not block.
+pub trait Observer: Send + Sync {
+    fn started(&self, name: &str);
+    fn finished(&self, name: &str, failed: bool);
+}
+
 /// What a run reports to besides its [`Report`].
 #[derive(Default, Clone)]
 pub struct Hooks {
     /// `--transcript`: every process's bytes.
     pub transcript: Option<Arc<Transcript>>,
+    pub observer: Option<Arc<dyn Observer>>,
 }
 
-/// [`check`], recording into the hooks' transcript.
+/// [`check`], recording into the hooks' transcript and telling their observer.
 pub async fn check_with(settings: &Settings, hooks: Hooks) -> Report {
-    let Hooks { transcript } = hooks;
+    let Hooks {
+        transcript,
+        observer,
+    } = hooks;
     let gate = Arc::new(Semaphore::new(settings.jobs.max(1)));
     let tasks: Vec<_> = settings
         .targets
@@ -42,12 +53,24 @@ pub async fn check_with(settings: &Settings, hooks: Hooks) -> Report {
             }
             let gate = gate.clone();
             let shared = settings.clone();
+            let observer = observer.clone();
             tokio::spawn(async move {
                 let _permit = gate
                     .acquire_owned()
                     .await
                     .expect("the semaphore is never closed");
-                check_target(&shared, t).await
+                if let Some(o) = &observer {
+                    o.started(&t.name);
+                }
+                let name = t.name.clone();
+                let target = check_target(&shared, t).await;
+                if let Some(o) = &observer {
+                    o.finished(
+                        &name,
+                        target.issues.iter().any(crate::issue::Issue::is_error),
+                    );
+                }
+                target
             })
         })
         .collect();
