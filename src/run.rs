@@ -3,16 +3,84 @@
 //! [`Report`] with a section per target. Async; `main.rs` owns the runtime and the output.
 
 use crate::fingerprint;
-use crate::redact::Redactor;
-use crate::report::{Context, Report, Target};
+use crate::redact::{self, Redactor};
+use crate::report::{Context, Interruption, Report, Target};
 use crate::runtime;
 use crate::runtime::transcript::{Tap, Transcript};
 use crate::settings::{Settings, TargetSettings};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use tokio::sync::Semaphore;
 
-pub async fn check(settings: &Settings) -> Report {
-    check_with(settings, Hooks::default()).await
+/// The servers judged so far, in the order of the run's targets: what an interrupted run still
+/// reports ([`Judged::partial`]) instead of nothing.
+#[derive(Debug)]
+pub struct Judged {
+    /// Each target's display name, as its report section would show it (redacted).
+    names: Vec<String>,
+    slots: Mutex<Vec<Option<Target>>>,
+}
+
+impl Judged {
+    pub fn new(settings: &Settings) -> Judged {
+        Judged {
+            names: settings.targets.iter().map(display_name).collect(),
+            slots: Mutex::new(vec![None; settings.targets.len()]),
+        }
+    }
+
+    fn record(&self, index: usize, target: &Target) {
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        slots[index] = Some(target.clone());
+    }
+
+    /// The report of an interrupted run: the servers judged before `signal`, marked partial
+    /// with the names of the others.
+    pub fn partial(&self, signal: i32) -> Report {
+        let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let mut targets = Vec::new();
+        let mut not_judged = Vec::new();
+        for (slot, name) in slots.iter().zip(&self.names) {
+            match slot {
+                Some(t) => targets.push(t.clone()),
+                None => not_judged.push(name.clone()),
+            }
+        }
+        Report {
+            targets,
+            interrupted: Some(Interruption {
+                signal,
+                total: self.names.len(),
+                not_judged,
+            }),
+            ..Report::default()
+        }
+    }
+}
+
+/// A target's name as its report section shows it (see [`Target::new`]).
+fn display_name(t: &TargetSettings) -> String {
+    let mut secrets = secrets(t);
+    secrets.add_argv(&t.argv);
+    if t.name.is_empty() {
+        redact::argv(&t.argv).join(" ")
+    } else {
+        secrets.scrub(&t.name)
+    }
+}
+
+/// The values a target's report must never show: its environment's.
+fn secrets(t: &TargetSettings) -> Redactor {
+    let mut secrets = Redactor::new();
+    for value in &t.env_values {
+        secrets.add(value);
+    }
+    secrets
+}
+
+/// Checks every target of the settings; each judged target is also recorded in `judged` the
+/// moment its verdict is in.
+pub async fn check(settings: &Settings, judged: &Arc<Judged>) -> Report {
+    check_with(settings, judged, Hooks::default()).await
 }
 
 /// Who watches a run's progress: told when each server's check starts and ends (the binary's
@@ -31,7 +99,7 @@ pub struct Hooks {
 }
 
 /// [`check`], recording into the hooks' transcript and telling their observer.
-pub async fn check_with(settings: &Settings, hooks: Hooks) -> Report {
+pub async fn check_with(settings: &Settings, judged: &Arc<Judged>, hooks: Hooks) -> Report {
     let Hooks {
         transcript,
         observer,
@@ -41,7 +109,8 @@ pub async fn check_with(settings: &Settings, hooks: Hooks) -> Report {
         .targets
         .iter()
         .cloned()
-        .map(|mut t| {
+        .enumerate()
+        .map(|(index, mut t)| {
             if let Some(tr) = &transcript {
                 // Named as the report names it: the server's key, else its command line.
                 let name = if t.name.is_empty() {
@@ -53,6 +122,7 @@ pub async fn check_with(settings: &Settings, hooks: Hooks) -> Report {
             }
             let gate = gate.clone();
             let shared = settings.clone();
+            let judged = judged.clone();
             let observer = observer.clone();
             tokio::spawn(async move {
                 let _permit = gate
@@ -64,6 +134,7 @@ pub async fn check_with(settings: &Settings, hooks: Hooks) -> Report {
                 }
                 let name = t.name.clone();
                 let target = check_target(&shared, t).await;
+                judged.record(index, &target);
                 if let Some(o) = &observer {
                     o.finished(
                         &name,
@@ -91,12 +162,9 @@ pub async fn check_with(settings: &Settings, hooks: Hooks) -> Report {
 
 /// The values no output may show for a target: its env values and secret-looking arguments.
 fn secrets_of(t: &TargetSettings) -> Redactor {
-    let mut secrets = Redactor::new();
-    for value in &t.env_values {
-        secrets.add(value);
-    }
-    secrets.add_argv(&t.argv);
-    secrets
+    let mut all = secrets(t);
+    all.add_argv(&t.argv);
+    all
 }
 
 async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
@@ -133,10 +201,7 @@ async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
     runs.insert(0, first);
     let duration = started.elapsed();
     let facts = facts.await.unwrap_or_default();
-    let mut secrets = Redactor::new();
-    for value in &t.env_values {
-        secrets.add(value);
-    }
+    let secrets = secrets(&t);
     let context = Context {
         name: t.name.clone(),
         argv: t.argv.clone(),

@@ -38,16 +38,36 @@ pub fn to_value(report: &Report) -> Value {
 
 fn shape_value(report: &Report) -> Value {
     // A shard always has the several-servers shape (with names), whatever its count: `merge`
-    // joins shards by their servers.
-    if report.targets.is_empty() && report.shard.is_none() {
-        return scan_value(report.scan.as_ref());
+    // joins shards by their servers. So has an interrupted run.
+    if report.interrupted.is_none() && report.shard.is_none() {
+        if report.targets.is_empty() {
+            return scan_value(report.scan.as_ref());
+        }
+        if report.targets.len() == 1 {
+            return target_value(&report.targets[0], report.scan.as_ref());
+        }
     }
-    if report.targets.len() == 1 && report.shard.is_none() {
-        return target_value(&report.targets[0], report.scan.as_ref());
-    }
+    servers_value(report)
+}
+
+/// Several servers, a shard, or an interrupted run of any number: the aggregate at the top level
+/// and one contract object per judged server in `servers[]`; an interrupted run adds `partial`
+/// and is never `ok`.
+fn servers_value(report: &Report) -> Value {
     let all: Vec<Issue> = report.issues().cloned().collect();
     let servers: Vec<Value> = report.targets.iter().map(server_value).collect();
-    aggregate_value(&all, servers)
+    let mut out = aggregate_value(&all, servers);
+    if let Some(i) = &report.interrupted {
+        out["ok"] = Value::from(false);
+        out["partial"] = json!({
+            "signal": i.signal,
+            "exitCode": i.exit_code(),
+            "total": i.total,
+            "judged": i.total - i.not_judged.len(),
+            "notJudged": i.not_judged,
+        });
+    }
+    out
 }
 
 /// One entry of `servers[]`: a server's full report, with its name.

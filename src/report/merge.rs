@@ -57,6 +57,11 @@ pub fn merge(inputs: &[(String, Value)]) -> Result<Merged, String> {
                 super::json::SCHEMA_VERSION
             ));
         }
+        if report.get("partial").is_some() {
+            return Err(format!(
+                "{name} is the partial report of an interrupted run: run that shard again"
+            ));
+        }
         if report.get("findings").is_some() {
             return Err(format!(
                 "{name} is a scan report: merge joins the runtime reports of --shard runs"

@@ -32,21 +32,20 @@ pub fn render(report: &Report) -> String {
         if let Some(scan) = &report.scan {
             scan_text(&mut out, scan);
         }
+        interrupted_text(&mut out, report);
         return out;
     }
+    let several =
+        report.targets.len() > 1 || report.interrupted.is_some() || report.shard.is_some();
     for (i, target) in report.targets.iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
         // `--scan` findings belong to the (single) server the run checked.
         let extra = if i == 0 { report.scan_issues() } else { &[] };
-        target_text(
-            &mut out,
-            target,
-            report.targets.len() > 1 || report.shard.is_some(),
-            extra,
-        );
+        target_text(&mut out, target, several, extra);
     }
+    interrupted_text(&mut out, report);
     if let Some(path) = &report.transcript
         && report.exit() != crate::exit::Exit::Clean
     {
@@ -113,6 +112,20 @@ pub fn servers_table(report: &Report, failures_first: bool) -> String {
         rows.len() - failed
     );
     out
+}
+
+/// The last lines of an interrupted run: what was not judged.
+fn interrupted_text(out: &mut String, report: &Report) {
+    let Some(i) = &report.interrupted else {
+        return;
+    };
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    let _ = writeln!(out, "INTERRUPTED {}", i.describe());
+    if !i.not_judged.is_empty() {
+        let _ = writeln!(out, "  not judged: {}", i.not_judged.join(", "));
+    }
 }
 
 /// `scan` on its own: one `file:line:col: [severity] rule: message` line per finding, its help,

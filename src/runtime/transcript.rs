@@ -3,8 +3,9 @@
 //! as JSON lines, timestamped on one clock.
 //!
 //! Records are written while the run goes (never held in memory) to a temporary file next to the
-//! destination, renamed onto it when the run ends ([`Transcript::finish`]); an interrupted run
-//! removes it ([`discard_pending`]). Each record is one line:
+//! destination, renamed onto it when the run ends ([`Transcript::finish`]), or when the guard is
+//! interrupted (what happened up to the signal, beside the partial report). Each record is one
+//! line:
 //!
 //! - `{"transcript": 1, "guard": VERSION, "started": RFC 3339}` first;
 //! - `{"t": ms, "proc": n, "event": "spawn", "target": name, "role": "run 1", "pid": p, "argv": [...]}`
@@ -29,18 +30,6 @@ use std::time::{Instant, SystemTime};
 
 pub const FORMAT_VERSION: u64 = 1;
 
-/// The temporary file of the transcript being written, removed if the guard is interrupted.
-static PENDING: Mutex<Option<PathBuf>> = Mutex::new(None);
-
-/// Removes the transcript being written (the guard was interrupted: no half transcript).
-pub fn discard_pending() {
-    if let Ok(mut p) = PENDING.lock()
-        && let Some(path) = p.take()
-    {
-        let _ = std::fs::remove_file(path);
-    }
-}
-
 /// One run's transcript file.
 #[derive(Debug)]
 pub struct Transcript {
@@ -61,9 +50,6 @@ impl Transcript {
             crate::report::outputs::Destination::Replace(path) => {
                 let tmp = crate::report::outputs::temporary(&path, "transcript");
                 let f = std::fs::File::create(&tmp).map_err(|e| e.to_string())?;
-                if let Ok(mut p) = PENDING.lock() {
-                    *p = Some(tmp.clone());
-                }
                 (f, Some(tmp))
             }
             crate::report::outputs::Destination::Stdout => {
@@ -130,9 +116,6 @@ impl Transcript {
             Some(mut w) => w.flush().map_err(|e| e.to_string()),
             None => Ok(()),
         };
-        if let Ok(mut p) = PENDING.lock() {
-            *p = None;
-        }
         let failed = self.error.lock().ok().and_then(|e| e.clone());
         let result = match (flushed, failed) {
             (Err(e), _) | (Ok(()), Some(e)) => Err(e),

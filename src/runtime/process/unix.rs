@@ -172,10 +172,17 @@ pub fn group_activity(pgid: u32) -> Option<crate::runtime::load::Activity> {
     #[cfg(target_os = "linux")]
     {
         let mut activity = crate::runtime::load::Activity::default();
-        for stat in super::other_pids()?.into_iter().filter_map(read_stat) {
+        for pid in super::other_pids()? {
+            let Some(stat) = read_stat(pid) else {
+                continue;
+            };
             if i64::from(stat.pgrp) == i64::from(pgid) {
+                // `utime`/`stime` of the process count every thread; its state is the main
+                // thread's only. A server whose main thread waits for a worker thread that waits
+                // for a CPU (the Python SDK reads stdin in a worker thread; Node, the JVM and Go
+                // are threaded too) is runnable, not idle.
                 activity.cpu_ticks += stat.cpu_ticks;
-                activity.runnable |= stat.state == 'R';
+                activity.runnable |= active_state(stat.state) || any_thread_active(pid);
             }
         }
         Some(activity)
@@ -185,6 +192,30 @@ pub fn group_activity(pgid: u32) -> Option<crate::runtime::load::Activity> {
         let _ = pgid;
         None
     }
+}
+
+/// A thread state that means the thread is doing work: running or waiting for a CPU (`R`), or in
+/// uninterruptible I/O (`D`, e.g. reading a file on a loaded disk).
+#[cfg(target_os = "linux")]
+fn active_state(state: char) -> bool {
+    matches!(state, 'R' | 'D')
+}
+
+/// Whether any thread of `pid` is running, waiting for a CPU or in uninterruptible I/O.
+#[cfg(target_os = "linux")]
+fn any_thread_active(pid: i32) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks.flatten().any(|task| {
+        std::fs::read_to_string(task.path().join("stat"))
+            .ok()
+            .and_then(|stat| {
+                let close = stat.rfind(')')?;
+                stat.get(close + 2..)?.chars().next()
+            })
+            .is_some_and(active_state)
+    })
 }
 
 /// The fields of `/proc/<pid>/stat` the supervisor and the process watch read.
@@ -275,5 +306,41 @@ fn read_parent(pid: i32) -> Option<i32> {
     {
         let _ = pid;
         None
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use std::os::unix::process::CommandExt;
+
+    /// The main thread waits (joins) while a worker thread spins: the group is runnable. Reading
+    /// only the main thread's state (the process's `stat`) saw it idle.
+    #[test]
+    fn a_runnable_worker_thread_makes_the_group_runnable() {
+        let mut child = std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import threading\n\ndef spin():\n    while True:\n        pass\n\nt = threading.Thread(target=spin)\nt.start()\nt.join()",
+            ])
+            .process_group(0)
+            .spawn()
+            .expect("python3");
+        let pgid = child.id();
+        // Until the worker thread exists (the interpreter's start-up is itself runnable).
+        let start = std::time::Instant::now();
+        while std::fs::read_dir(format!("/proc/{pgid}/task")).map_or(0, |d| d.count()) < 2 {
+            assert!(start.elapsed() < std::time::Duration::from_secs(20));
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let looks: Vec<bool> = (0..5)
+            .map(|_| {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                group_activity(pgid).is_some_and(|a| a.runnable)
+            })
+            .collect();
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(looks, [true; 5]);
     }
 }
