@@ -341,6 +341,11 @@ fn live_runs() -> std::sync::MutexGuard<'static, Vec<(u32, String)>> {
     LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// How many server runs of this guard have processes that may still be alive.
+pub fn live_run_count() -> usize {
+    live_runs().len()
+}
+
 /// True just after the guard sent a CTRL_BREAK (Windows), which may come back to the guard
 /// itself: its handler ignores it.
 pub fn guard_sent_break_recently() -> bool {
