@@ -8,12 +8,15 @@
 
 pub mod catalog;
 pub mod cli;
-pub mod config;
+#[cfg(test)]
+mod code_rules;
 pub mod exit;
 pub mod fingerprint;
 pub mod input;
 pub mod issue;
 pub mod protocol;
+#[cfg(test)]
+mod readme;
 pub mod redact;
 pub mod report;
 pub mod run;

@@ -5,9 +5,10 @@
 mod deliver;
 
 use deliver::deliver;
-use mcp_stdio_guard::cli::{self, Command, Outputs, ScanSettings, Settings};
 use mcp_stdio_guard::exit::{Exit, Failure};
+use mcp_stdio_guard::report::Outputs;
 use mcp_stdio_guard::report::{self, Report, ScanSection};
+use mcp_stdio_guard::settings::{self, Command, ScanSettings, Settings};
 use mcp_stdio_guard::{catalog, runtime};
 use std::io::Write;
 use std::time::SystemTime;
@@ -28,7 +29,7 @@ fn main() {
 }
 
 fn real_main() -> Result<Exit, Failure> {
-    match cli::parse(std::env::args_os())? {
+    match settings::parse(std::env::args_os())? {
         Command::Print(text) => {
             write_stdout(&text);
             Ok(Exit::Clean)
@@ -100,12 +101,14 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
         .enable_all()
         .build()
         .map_err(|e| Failure::internal(format!("cannot start the async runtime: {e}")))?;
+    let settings = std::sync::Arc::new(settings);
+    let shared = settings.clone();
     let mut report = rt.block_on(async {
         // Registered before any server is spawned: a signal in the first milliseconds must not
         // take the default action and leave the server behind.
         let signals = interrupts();
         tokio::spawn(exit_on_signal(signals));
-        mcp_stdio_guard::run::check(&settings).await
+        mcp_stdio_guard::run::check(shared).await
     });
     rt.shutdown_timeout(std::time::Duration::from_millis(200));
     report.scan = scan_section;

@@ -10,7 +10,7 @@ use crate::settings::{Settings, TargetSettings};
 use std::sync::Arc;
 use tokio::sync::Semaphore;
 
-pub async fn check(settings: &Settings) -> Report {
+pub async fn check(settings: Arc<Settings>) -> Report {
     let gate = Arc::new(Semaphore::new(settings.jobs.max(1)));
     let tasks: Vec<_> = settings
         .targets
@@ -97,7 +97,7 @@ async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
                 (
                     o.method.clone(),
                     o.params.is_some(),
-                    o.source.to_string(),
+                    o.source.as_str().to_string(),
                     o.safe_tool_call_name.clone().unwrap_or_default(),
                 )
             })

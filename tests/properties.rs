@@ -322,14 +322,14 @@ proptest! {
     fn jsonc_comments_and_trailing_commas_change_nothing(value in json_value(), deco in proptest::collection::vec(any::<u8>(), 0..64)) {
         let mut text = String::new();
         jsonc(&value, &mut deco.into_iter().cycle(), &mut text);
-        let stripped = mcp_stdio_guard::config::strip_jsonc(&text);
+        let stripped = mcp_stdio_guard::settings::client::strip_jsonc(&text);
         prop_assert_eq!(stripped.len(), text.len());
         let parsed: serde_json::Value = serde_json::from_str(&stripped)
             .map_err(|e| TestCaseError::fail(format!("{e} in {stripped:?} from {text:?}")))?;
         prop_assert_eq!(&parsed, &value);
         // Plain JSON is left untouched.
         let plain = serde_json::to_string_pretty(&parsed).unwrap();
-        prop_assert_eq!(mcp_stdio_guard::config::strip_jsonc(&plain), plain);
+        prop_assert_eq!(mcp_stdio_guard::settings::client::strip_jsonc(&plain), plain);
     }
 }
 

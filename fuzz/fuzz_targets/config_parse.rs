@@ -5,14 +5,14 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_stdio_guard::config;
+use mcp_stdio_guard::settings::{client, file};
 use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let stripped = config::strip_jsonc(text);
+    let stripped = client::strip_jsonc(text);
     assert_eq!(stripped.len(), text.len(), "JSONC stripping moved bytes");
     assert_eq!(
         stripped.bytes().filter(|b| *b == b'\n').count(),
@@ -23,10 +23,10 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(stripped, text, "JSONC stripping changed plain JSON");
     }
 
-    let _ = config::parse(text, Path::new("/cfg"));
+    let _ = file::parse(text, Path::new("/cfg"));
     for dir in ["/cfg", "/ws/.vscode"] {
         let env = |name: &str| (name == "HOME" || name == "TOKEN").then(|| format!("<{name}>"));
-        if let Ok(servers) = config::parse_mcp_servers(text, Path::new(dir), &env) {
+        if let Ok(servers) = client::parse_mcp_servers(text, Path::new(dir), &env) {
             for s in &servers.servers {
                 assert!(
                     s.command.first().is_some_and(|p| !p.is_empty()),
