@@ -123,8 +123,7 @@ pub fn parse_mcp_servers(
     dir: &Path,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<McpServers, String> {
-    let value: Value =
-        serde_json::from_str(&strip_jsonc(text)).map_err(|e| format!("not valid JSON ({e})"))?;
+    let value = parse_jsonc(text)?;
     let table = value
         .get("mcpServers")
         .or_else(|| value.get("servers"))
@@ -278,78 +277,26 @@ fn expand_vars(
     Ok(out)
 }
 
-/// VS Code files are JSONC: comments (`//`, `/* */`) and trailing commas outside strings are
-/// blanked out. Every dropped byte becomes a space (newlines stay), so the result is exactly as
-/// long as `text` and JSON error positions still point into the file; a comma is trailing when
-/// only whitespace and comments separate it from `}` or `]`. Plain JSON comes back unchanged.
-/// Public for the config fuzz target and property tests.
-pub fn strip_jsonc(text: &str) -> String {
-    let bytes = text.as_bytes();
-    // Pass 1: comments → spaces.
-    let mut blanked = Vec::with_capacity(bytes.len());
-    let mut in_str = false;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if in_str {
-            blanked.push(b);
-            if b == b'\\' && i + 1 < bytes.len() {
-                blanked.push(bytes[i + 1]);
-                i += 2;
-                continue;
-            }
-            in_str = b != b'"';
-            i += 1;
-            continue;
-        }
-        let end = match (b, bytes.get(i + 1)) {
-            (b'/', Some(b'/')) => memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |p| i + p),
-            (b'/', Some(b'*')) => {
-                memchr::memmem::find(&bytes[i + 2..], b"*/").map_or(bytes.len(), |p| i + 2 + p + 2)
-            }
-            _ => {
-                in_str = b == b'"';
-                blanked.push(b);
-                i += 1;
-                continue;
-            }
-        };
-        blanked.extend(
-            bytes[i..end]
-                .iter()
-                .map(|&c| if c == b'\n' { c } else { b' ' }),
-        );
-        i = end;
-    }
-    // Pass 2: trailing commas → spaces (comments are whitespace by now).
-    let mut out = Vec::with_capacity(blanked.len());
-    in_str = false;
-    i = 0;
-    while i < blanked.len() {
-        let b = blanked[i];
-        if in_str {
-            out.push(b);
-            if b == b'\\' && i + 1 < blanked.len() {
-                out.push(blanked[i + 1]);
-                i += 2;
-                continue;
-            }
-            in_str = b != b'"';
-        } else if b == b','
-            && matches!(
-                blanked[i + 1..].iter().find(|c| !c.is_ascii_whitespace()),
-                Some(b'}' | b']')
-            )
-        {
-            out.push(b' ');
-        } else {
-            in_str = b == b'"';
-            out.push(b);
-        }
-        i += 1;
-    }
-    // Only whole comments (which end at ASCII bytes) and ASCII commas were replaced.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+/// Parses a client config as VS Code does: JSON with comments (`//`, `/* */`) and trailing
+/// commas (JSONC), nothing looser (no single quotes, hexadecimal numbers or unquoted keys).
+/// dprint's maintained `jsonc-parser` reads it; nesting deeper than 512 levels is an error, never
+/// a stack overflow. Public for the config fuzz target and property tests.
+pub fn parse_jsonc(text: &str) -> Result<Value, String> {
+    let options = jsonc_parser::ParseOptions {
+        allow_comments: true,
+        allow_trailing_commas: true,
+        allow_loose_object_property_names: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    };
+    let parsed = jsonc_parser::parse_to_ast(text, &Default::default(), &options)
+        .map_err(|e| format!("not valid JSON ({e})"))?;
+    Ok(parsed.value.map(Value::from).unwrap_or(Value::Null))
 }
 
 #[cfg(test)]
@@ -418,9 +365,31 @@ mod tests {
         let text = "{\"servers\": {\"a\": {\"command\": \"x\", \"args\": [\"--url=http://h/p\", // first\n] /* end */, },\n}}";
         let s = parse_mcp_servers(text, &dir(), &|_| None).unwrap();
         assert_eq!(s.servers[0].command, ["x", "--url=http://h/p"]);
-        let stripped = strip_jsonc(text);
-        assert_eq!(stripped.len(), text.len());
-        assert_eq!(stripped.lines().count(), text.lines().count());
-        assert_eq!(strip_jsonc("{\"a\": \"//,]\"}"), "{\"a\": \"//,]\"}");
+        assert_eq!(
+            parse_jsonc("{\"a\": \"//,]\"}").unwrap(),
+            json!({"a": "//,]"})
+        );
+    }
+
+    /// JSONC is JSON plus comments and trailing commas, nothing looser; errors name the line;
+    /// deep nesting is an error, not a crash.
+    #[test]
+    fn jsonc_is_json_with_comments_and_trailing_commas_only() {
+        for loose in [
+            "{'a': 1}", "{a: 1}", "[0x10]", "[+1]", "[.5]", "[NaN]", "[1 2]", "{}{}",
+        ] {
+            assert!(parse_jsonc(loose).is_err(), "{loose}");
+        }
+        let err = parse_jsonc("{\n  \"servers\": {\n    \"a\": [1,,2]\n}}").unwrap_err();
+        assert!(err.contains("line 3"), "{err}");
+        let deep = "[".repeat(100_000) + &"]".repeat(100_000);
+        assert!(parse_jsonc(&deep).unwrap_err().contains("nesting"));
+        let order = parse_jsonc("{\"z\": 1, /* c */ \"a\": 2,}").unwrap();
+        let keys: Vec<&String> = order.as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            ["z", "a"],
+            "key order is kept: report sections follow it"
+        );
     }
 }
