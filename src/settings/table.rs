@@ -325,7 +325,7 @@ settings! {
         doc: "with `--mcp-config`/`--registry`: only the server(s) of this name",
     }
     JOBS {
-        flags: &["jobs"], kind: Count, scope: Invocation, shown: "cores",
+        key: "jobs", flags: &["jobs"], kind: Count, scope: Invocation, shown: "cores",
         doc: "servers checked at once (1 to 1024)",
     }
     COMMAND {

@@ -678,3 +678,55 @@ fn invocation_wide_settings_are_resolved_once_not_from_the_first_source() {
     let settings = run(&["--config", &a, "--config", &b, "--format", "sarif"]).unwrap();
     assert_eq!(settings.format, Format::Sarif);
 }
+
+/// `jobs` in the run's own config file: a CI job keeps its parallelism next to its registry list;
+/// the flag wins, a server's own config among several cannot set it.
+#[test]
+fn the_config_file_sets_jobs() {
+    let s = Scratch::new("jobs");
+    let shared = s.write("shared.json", r#"{"jobs": 3}"#);
+    let list = s.write(
+        "servers.jsonl",
+        &(serde_json::json!({"command": [SHELL]}).to_string() + "\n"),
+    );
+    assert_eq!(
+        run(&["--config", &shared, "--registry", &list])
+            .unwrap()
+            .jobs,
+        3
+    );
+    let flagged = run(&["--config", &shared, "--registry", &list, "--jobs", "5"]).unwrap();
+    assert_eq!(flagged.jobs, 5);
+    let a = s.write(
+        "a.json",
+        &serde_json::json!({"command": [SHELL], "jobs": 2}).to_string(),
+    );
+    let b = s.write(
+        "b.json",
+        &serde_json::json!({"command": [SHELL]}).to_string(),
+    );
+    let several = run(&["--config", &a, "--config", &b]).unwrap();
+    assert_eq!(several.jobs, default_jobs());
+    assert!(
+        several
+            .notes
+            .iter()
+            .any(|n| n.contains("config \"jobs\" is ignored")),
+        "{:?}",
+        several.notes
+    );
+    assert!(
+        usage_error(&[
+            "--config",
+            &s.write("zero.json", r#"{"command": ["sh"], "jobs": 0}"#)
+        ])
+        .contains("\"jobs\" must be greater than 0")
+    );
+    assert!(
+        usage_error(&[
+            "--config",
+            &s.write("many.json", r#"{"command": ["sh"], "jobs": 2000}"#)
+        ])
+        .contains("out of range")
+    );
+}
