@@ -315,6 +315,14 @@ pub static PROBES: &[ProbeDef] = &[
         risk: "Invalid UTF-8 inside a string: a strict decoder rejects the line, a lossy one replaces the bytes (both SDKs do); a decoder that raises must not take the read loop down with it.",
         build: invalid_utf8,
     },
+    ProbeDef {
+        name: "wrong-jsonrpc-version",
+        origin: Origin::Framing,
+        sends: "a request whose `jsonrpc` is `\"1.0\"`",
+        correct: "refuses it (-32600) or ignores it",
+        risk: "A request that is not JSON-RPC 2.0 (`\"jsonrpc\": \"1.0\"`, the article's own hostile line) must never reach a handler; a dispatcher that skips the envelope check runs whatever a confused or hostile peer sends.",
+        build: wrong_jsonrpc_version,
+    },
 ];
 
 /// Builds a built-in probe by name. `None` for an unknown name.
@@ -482,6 +490,16 @@ fn tools_call_string_params(def: &'static ProbeDef, ctx: &Context) -> Probe {
                 "params": params,
             }))),
         )
+    }
+}
+
+fn wrong_jsonrpc_version(def: &'static ProbeDef, ctx: &Context) -> Probe {
+    let mut msg = ctx.payload(id(def.name));
+    msg["jsonrpc"] = json!("1.0");
+    Probe {
+        rejected_ids: vec![id(def.name)],
+        accepted: Some(&rules::ADVERSARIAL_INVALID_REQUEST_RESULT),
+        ..base(def, ctx, Delivery::Raw(line(&msg)))
     }
 }
 
