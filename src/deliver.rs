@@ -2,8 +2,9 @@
 //! files, the main stream, and on GitHub the annotations and the step summary.
 //!
 //! Report files are written only after the run, each whole or not at all (see
-//! [`write_file`]): a reader never sees half a report, and a run that fails or is interrupted
-//! writes none. Their paths were checked before anything ran
+//! [`write_file`]): a reader never sees half a report. A run that fails writes none; an
+//! interrupted one writes the report of the servers judged before the signal, marked partial
+//! (`Report::interrupted`). Their paths were checked before anything ran
 //! ([`mcp_stdio_guard::report::outputs::resolve_outputs`]).
 
 use crate::write_stdout;

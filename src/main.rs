@@ -8,9 +8,11 @@ use deliver::deliver;
 use mcp_stdio_guard::exit::{Exit, Failure};
 use mcp_stdio_guard::report::Outputs;
 use mcp_stdio_guard::report::{self, Report, ScanSection};
+use mcp_stdio_guard::run::Judged;
 use mcp_stdio_guard::settings::{self, Command, ScanSettings, Settings};
 use mcp_stdio_guard::{catalog, runtime};
 use std::io::Write;
+use std::sync::Arc;
 use std::time::SystemTime;
 
 fn main() {
@@ -51,8 +53,8 @@ fn real_main() -> Result<Exit, Failure> {
         Command::Scan(settings) => {
             let start = SystemTime::now();
             let report = Report {
-                targets: Vec::new(),
                 scan: Some(scan(&settings)?),
+                ..Report::default()
             };
             deliver(&report, settings.format, &settings.outputs, start)
         }
@@ -101,15 +103,34 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
         .enable_all()
         .build()
         .map_err(|e| Failure::internal(format!("cannot start the async runtime: {e}")))?;
-    let settings = std::sync::Arc::new(settings);
-    let shared = settings.clone();
-    let mut report = rt.block_on(async {
+    let settings = Arc::new(settings);
+    let judged = Arc::new(Judged::new(&settings));
+    let outcome = rt.block_on(async {
         // Registered before any server is spawned: a signal in the first milliseconds must not
         // take the default action and leave the server behind.
         let signals = interrupts();
-        tokio::spawn(exit_on_signal(signals));
-        mcp_stdio_guard::run::check(shared).await
+        tokio::select! {
+            report = mcp_stdio_guard::run::check(settings.clone(), &judged) => Ok(report),
+            number = interrupted(signals) => Err(number),
+        }
     });
+    let mut report = match outcome {
+        Ok(report) => report,
+        Err(number) => {
+            // The servers judged before the signal are reported (marked partial) rather than
+            // lost; taken before the kill, so that a server cut short by it is not judged on
+            // that. Then everything of the servers under test dies.
+            let mut partial = judged.partial(number);
+            runtime::process::kill_live_runs();
+            let _ = writeln!(
+                std::io::stderr(),
+                "mcp-stdio-guard: interrupted by signal {number}; the server under test was killed"
+            );
+            partial.scan = scan_section;
+            let _ = deliver(&partial, settings.format, &settings.outputs, start);
+            std::process::exit(128 + number);
+        }
+    };
     rt.shutdown_timeout(std::time::Duration::from_millis(200));
     report.scan = scan_section;
     deliver(&report, settings.format, &settings.outputs, start)
@@ -153,33 +174,27 @@ fn interrupts() -> Interrupts {
     }
 }
 
-/// SIGINT, SIGTERM or SIGHUP to the guard (a cancelled CI job, Ctrl-C; on Windows Ctrl-C,
-/// Ctrl-Break or the console closing): kill every process of the servers under test, write
-/// nothing to stdout (no half report), exit with 128 + the signal (Ctrl-Break counts as 21).
-async fn exit_on_signal(signals: Interrupts) {
+/// Waits for SIGINT, SIGTERM or SIGHUP to the guard (a cancelled CI job, Ctrl-C; on Windows
+/// Ctrl-C, Ctrl-Break or the console closing) and returns its number (Ctrl-Break counts as 21).
+/// Without handlers it never returns.
+async fn interrupted(signals: Interrupts) -> i32 {
     let Some((mut int, mut term, mut hup)) = signals else {
-        return;
+        return std::future::pending().await;
     };
-    let number = loop {
+    loop {
         tokio::select! {
-            _ = int.recv() => break 2,
+            _ = int.recv() => return 2,
             _ = term.recv() => {
                 // Windows: the guard's own CTRL_BREAK to a server group that just vanished is
                 // delivered to the whole console, the guard included.
                 if runtime::process::guard_sent_break_recently() {
                     continue;
                 }
-                break if cfg!(windows) { 21 } else { 15 };
+                return if cfg!(windows) { 21 } else { 15 };
             }
-            _ = hup.recv() => break 1,
+            _ = hup.recv() => return 1,
         }
-    };
-    runtime::process::kill_live_runs();
-    let _ = writeln!(
-        std::io::stderr(),
-        "mcp-stdio-guard: interrupted by signal {number}; the server under test was killed"
-    );
-    std::process::exit(128 + number);
+    }
 }
 
 /// Writes to stdout; a closed pipe is not an error worth a panic.

@@ -3,28 +3,100 @@
 //! [`Report`] with a section per target. Async; `main.rs` owns the runtime and the output.
 
 use crate::fingerprint;
-use crate::redact::Redactor;
-use crate::report::{Context, Report, Target};
+use crate::redact::{self, Redactor};
+use crate::report::{Context, Interruption, Report, Target};
 use crate::runtime;
 use crate::settings::{Settings, TargetSettings};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use tokio::sync::Semaphore;
 
-pub async fn check(settings: Arc<Settings>) -> Report {
+/// The servers judged so far, in the order of the run's targets: what an interrupted run still
+/// reports ([`Judged::partial`]) instead of nothing.
+#[derive(Debug)]
+pub struct Judged {
+    /// Each target's display name, as its report section would show it (redacted).
+    names: Vec<String>,
+    slots: Mutex<Vec<Option<Target>>>,
+}
+
+impl Judged {
+    pub fn new(settings: &Settings) -> Judged {
+        Judged {
+            names: settings.targets.iter().map(display_name).collect(),
+            slots: Mutex::new(vec![None; settings.targets.len()]),
+        }
+    }
+
+    fn record(&self, index: usize, target: &Target) {
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        slots[index] = Some(target.clone());
+    }
+
+    /// The report of an interrupted run: the servers judged before `signal`, marked partial
+    /// with the names of the others.
+    pub fn partial(&self, signal: i32) -> Report {
+        let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let mut targets = Vec::new();
+        let mut not_judged = Vec::new();
+        for (slot, name) in slots.iter().zip(&self.names) {
+            match slot {
+                Some(t) => targets.push(t.clone()),
+                None => not_judged.push(name.clone()),
+            }
+        }
+        Report {
+            targets,
+            scan: None,
+            interrupted: Some(Interruption {
+                signal,
+                total: self.names.len(),
+                not_judged,
+            }),
+        }
+    }
+}
+
+/// A target's name as its report section shows it (see [`Target::new`]).
+fn display_name(t: &TargetSettings) -> String {
+    let mut secrets = secrets(t);
+    secrets.add_argv(&t.argv);
+    if t.name.is_empty() {
+        redact::argv(&t.argv).join(" ")
+    } else {
+        secrets.scrub(&t.name)
+    }
+}
+
+/// The values a target's report must never show: its environment's.
+fn secrets(t: &TargetSettings) -> Redactor {
+    let mut secrets = Redactor::new();
+    for value in &t.env_values {
+        secrets.add(value);
+    }
+    secrets
+}
+
+/// Checks every target of the settings; each judged target is also recorded in `judged` the
+/// moment its verdict is in.
+pub async fn check(settings: Arc<Settings>, judged: &Arc<Judged>) -> Report {
     let gate = Arc::new(Semaphore::new(settings.jobs.max(1)));
     let tasks: Vec<_> = settings
         .targets
         .iter()
         .cloned()
-        .map(|t| {
+        .enumerate()
+        .map(|(index, t)| {
             let gate = gate.clone();
             let shared = settings.clone();
+            let judged = judged.clone();
             tokio::spawn(async move {
                 let _permit = gate
                     .acquire_owned()
                     .await
                     .expect("the semaphore is never closed");
-                check_target(&shared, t).await
+                let target = check_target(&shared, t).await;
+                judged.record(index, &target);
+                target
             })
         })
         .collect();
@@ -37,7 +109,7 @@ pub async fn check(settings: Arc<Settings>) -> Report {
     }
     Report {
         targets,
-        scan: None,
+        ..Report::default()
     }
 }
 
@@ -75,10 +147,7 @@ async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
     runs.insert(0, first);
     let duration = started.elapsed();
     let facts = facts.await.unwrap_or_default();
-    let mut secrets = Redactor::new();
-    for value in &t.env_values {
-        secrets.add(value);
-    }
+    let secrets = secrets(&t);
     let context = Context {
         name: t.name.clone(),
         argv: t.argv.clone(),

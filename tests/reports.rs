@@ -17,7 +17,7 @@
 
 mod support;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -986,7 +986,7 @@ fn a_failed_report_write_keeps_the_other_outputs() {
 }
 
 #[test]
-fn an_interrupted_run_leaves_no_report_file() {
+fn an_interrupted_run_writes_its_partial_report_whole() {
     let dir = scratch("interrupted");
     let sarif = dir.join("r.sarif");
     let args = s(&[
@@ -1014,13 +1014,25 @@ fn an_interrupted_run_leaves_no_report_file() {
     .unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(143));
-    assert!(out.stdout.is_empty());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("INTERRUPTED interrupted by signal 15: 0 of 1 server judged"),
+        "{text}"
+    );
+    // The report file is whole (no temporary file beside it) and says the run was cut short.
     let left: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .flatten()
-        .map(|e| e.file_name())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
-    assert!(left.is_empty(), "files left behind: {left:?}");
+    assert_eq!(left, ["r.sarif"], "files left behind: {left:?}");
+    let log: Value = serde_json::from_slice(&std::fs::read(&sarif).unwrap()).unwrap();
+    let invocation = &log["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false, "{invocation}");
+    assert_eq!(invocation["exitCode"], 143);
+    assert_eq!(invocation["exitSignalNumber"], 15);
+    assert_eq!(log["runs"][0]["results"], json!([]));
+    validate_sarif(std::slice::from_ref(&sarif), &validators());
 }
 
 #[test]

@@ -235,7 +235,9 @@ fn severity_icon(s: Severity) -> &'static str {
 pub fn summary(report: &Report, ctx: &CiContext, budget: usize) -> String {
     let all: Vec<Issue> = report.issues().cloned().collect();
     let s = status::summary(&all);
-    let (mark, verdict) = if s.errors > 0 {
+    let (mark, verdict) = if report.interrupted.is_some() {
+        ("⛔", "INTERRUPTED")
+    } else if s.errors > 0 {
         ("❌", "FAIL")
     } else if s.warnings > 0 {
         ("⚠️", "PASS with warnings")
@@ -245,7 +247,10 @@ pub fn summary(report: &Report, ctx: &CiContext, budget: usize) -> String {
     let mut head = String::new();
     let _ = writeln!(head, "## {mark} mcp-stdio-guard: {verdict}\n");
     let mut what = Vec::new();
-    if !report.targets.is_empty() {
+    if let Some(i) = &report.interrupted {
+        let judged = i.total - i.not_judged.len();
+        what.push(format!("{judged} of {} server{}", i.total, plural(i.total)));
+    } else if !report.targets.is_empty() {
         let n = report.targets.len();
         what.push(format!("{n} server{}", plural(n)));
     }
@@ -265,8 +270,17 @@ pub fn summary(report: &Report, ctx: &CiContext, budget: usize) -> String {
             String::new()
         },
         what.join(" and "),
-        ctx.invocation.exit.code()
+        report
+            .interrupted
+            .as_ref()
+            .map_or(ctx.invocation.exit.code(), |i| i.exit_code())
     );
+    if let Some(i) = &report.interrupted {
+        let _ = writeln!(head, "> **The guard was {}.**", i.describe());
+        if !i.not_judged.is_empty() {
+            let _ = writeln!(head, "> Not judged: {}\n", code_list(&i.not_judged));
+        }
+    }
     let mut blocks: Vec<String> = vec![head];
     for t in &report.targets {
         target_blocks(&mut blocks, t);

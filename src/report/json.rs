@@ -23,12 +23,21 @@ pub fn render(report: &Report) -> String {
 }
 
 pub fn to_value(report: &Report) -> Value {
-    if report.targets.is_empty() {
-        return scan_value(report.scan.as_ref());
+    if report.interrupted.is_none() {
+        if report.targets.is_empty() {
+            return scan_value(report.scan.as_ref());
+        }
+        if report.targets.len() == 1 {
+            return target_value(&report.targets[0], report.scan.as_ref());
+        }
     }
-    if report.targets.len() == 1 {
-        return target_value(&report.targets[0], report.scan.as_ref());
-    }
+    servers_value(report)
+}
+
+/// Several servers, or an interrupted run of any number: the aggregate at the top level and one
+/// contract object per judged server in `servers[]`; an interrupted run adds `partial` and is
+/// never `ok`.
+fn servers_value(report: &Report) -> Value {
     let all: Vec<Issue> = report.issues().cloned().collect();
     let servers: Vec<Value> = report
         .targets
@@ -39,14 +48,24 @@ pub fn to_value(report: &Report) -> Value {
             v
         })
         .collect();
-    json!({
+    let mut out = json!({
         "schemaVersion": SCHEMA_VERSION,
-        "ok": !all.iter().any(Issue::is_error),
+        "ok": !all.iter().any(Issue::is_error) && report.interrupted.is_none(),
         "summary": summary_value(&all),
         "issueClasses": classes_value(&all),
         "issues": all.iter().map(issue_value).collect::<Vec<_>>(),
         "servers": servers,
-    })
+    });
+    if let Some(i) = &report.interrupted {
+        out["partial"] = json!({
+            "signal": i.signal,
+            "exitCode": i.exit_code(),
+            "total": i.total,
+            "judged": i.total - i.not_judged.len(),
+            "notJudged": i.not_judged,
+        });
+    }
+    out
 }
 
 fn target_value(t: &Target, scan: Option<&ScanSection>) -> Value {

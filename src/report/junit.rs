@@ -36,11 +36,34 @@ pub fn render(report: &Report, ctx: &CiContext) -> String {
     if let Some(scan) = &report.scan {
         junit.add_test_suite(scan_suite(scan));
     }
+    if let Some(i) = &report.interrupted {
+        junit.add_test_suite(interrupted_suite(i));
+    }
     let mut text = junit.to_string().expect("JUnit XML serializes to a string");
     if !text.ends_with('\n') {
         text.push('\n');
     }
     text
+}
+
+/// An interrupted run: one errored test per server the signal left unjudged (a run cut short
+/// must not look green in a test tab), or one for the run when every server was judged.
+fn interrupted_suite(i: &super::Interruption) -> TestSuite {
+    let mut suite = TestSuite::new("interrupted");
+    let names: Vec<String> = if i.not_judged.is_empty() {
+        vec!["run".to_string()]
+    } else {
+        i.not_judged.clone()
+    };
+    for name in names {
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+        status.set_message(i.describe());
+        status.set_type("interrupted");
+        let mut case = TestCase::new(xml_safe(name.as_bytes()), status);
+        case.set_classname("interrupted");
+        suite.add_test_case(case);
+    }
+    suite
 }
 
 fn target_suite(t: &Target) -> TestSuite {

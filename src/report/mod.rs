@@ -97,6 +97,38 @@ pub struct Target {
 pub struct Report {
     pub targets: Vec<Target>,
     pub scan: Option<ScanSection>,
+    /// Set when the guard was interrupted (SIGINT/SIGTERM/SIGHUP, Ctrl-C): `targets` then holds
+    /// only the servers judged before the signal, and the report is partial.
+    pub interrupted: Option<Interruption>,
+}
+
+/// A run cut short by a signal to the guard: what was and was not judged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interruption {
+    /// The signal number (Windows: 2 for Ctrl-C, 21 for Ctrl-Break, 1 for the console closing).
+    pub signal: i32,
+    /// How many servers the run was to check.
+    pub total: usize,
+    /// The display names of the servers not judged, in the order of the run's targets.
+    pub not_judged: Vec<String>,
+}
+
+impl Interruption {
+    /// The exit code of an interrupted guard: 128 + the signal, as shells report it.
+    pub fn exit_code(&self) -> i32 {
+        128 + self.signal
+    }
+
+    /// One line for people: `interrupted by signal 15: 3 of 10 servers judged`.
+    pub fn describe(&self) -> String {
+        let judged = self.total - self.not_judged.len();
+        format!(
+            "interrupted by signal {}: {judged} of {} server{} judged, this report is partial",
+            self.signal,
+            self.total,
+            if self.total == 1 { "" } else { "s" }
+        )
+    }
 }
 
 /// A static scan in a report (`scan`, or `--scan` next to a runtime run). Its issues carry

@@ -35,7 +35,7 @@ pub const SRCROOT: &str = "%SRCROOT%";
 
 pub fn render(report: &Report, ctx: &CiContext) -> String {
     let mut runs = Vec::new();
-    if !report.targets.is_empty() {
+    if !report.targets.is_empty() || report.interrupted.is_some() {
         let rules: Vec<&'static Rule> = catalog::all()
             .filter(|r| r.check != Check::StaticScan)
             .collect();
@@ -52,6 +52,7 @@ pub fn render(report: &Report, ctx: &CiContext) -> String {
             "Runtime check: the servers were spawned and spoken to as a strict MCP client.",
             rules,
             results,
+            report,
             ctx,
         ));
     }
@@ -69,6 +70,7 @@ pub fn render(report: &Report, ctx: &CiContext) -> String {
             "Static scan: source code that writes to stdout.",
             rules,
             results,
+            report,
             ctx,
         ));
     }
@@ -87,6 +89,7 @@ fn run(
     description: &str,
     rules: Vec<&'static Rule>,
     results: Vec<sarif::Result>,
+    report: &Report,
     ctx: &CiContext,
 ) -> sarif::Run {
     let driver = sarif::ToolComponent::builder()
@@ -115,12 +118,12 @@ fn run(
         )
         .original_uri_base_ids(bases)
         .column_kind(json!("unicodeCodePoints"))
-        .invocations(vec![invocation(ctx)])
+        .invocations(vec![invocation(report, ctx)])
         .results(results)
         .build()
 }
 
-fn invocation(ctx: &CiContext) -> sarif::Invocation {
+fn invocation(report: &Report, ctx: &CiContext) -> sarif::Invocation {
     let inv = &ctx.invocation;
     let duration = inv.end.duration_since(inv.start).unwrap_or_default();
     let description = match inv.exit {
@@ -129,16 +132,36 @@ fn invocation(ctx: &CiContext) -> sarif::Invocation {
         Exit::Usage => "usage or configuration error",
         Exit::Internal => "internal failure",
     };
+    let properties = bag(&[("durationMs", json!(duration.as_millis() as u64))], None);
+    // An interrupted run did not execute to its end: its results cover the judged servers only.
+    if let Some(i) = &report.interrupted {
+        let mut text = i.describe();
+        if !i.not_judged.is_empty() {
+            text.push_str(&format!("; not judged: {}", i.not_judged.join(", ")));
+        }
+        return sarif::Invocation::builder()
+            .execution_successful(false)
+            .exit_code(i64::from(i.exit_code()))
+            .exit_code_description("interrupted by a signal; the results are partial")
+            .exit_signal_number(i64::from(i.signal))
+            .tool_execution_notifications(vec![
+                sarif::Notification::builder()
+                    .message(sarif::Message::builder().text(text).build())
+                    .level(json!("error"))
+                    .build(),
+            ])
+            .start_time_utc(utc_timestamp(inv.start))
+            .end_time_utc(utc_timestamp(inv.end))
+            .properties(properties)
+            .build();
+    }
     sarif::Invocation::builder()
         .execution_successful(inv.exit != Exit::Internal)
         .exit_code(i64::from(inv.exit.code()))
         .exit_code_description(description)
         .start_time_utc(utc_timestamp(inv.start))
         .end_time_utc(utc_timestamp(inv.end))
-        .properties(bag(
-            &[("durationMs", json!(duration.as_millis() as u64))],
-            None,
-        ))
+        .properties(properties)
         .build()
 }
 

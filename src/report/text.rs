@@ -17,17 +17,34 @@ pub fn render(report: &Report) -> String {
         if let Some(scan) = &report.scan {
             scan_text(&mut out, scan);
         }
+        interrupted_text(&mut out, report);
         return out;
     }
+    let several = report.targets.len() > 1 || report.interrupted.is_some();
     for (i, target) in report.targets.iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
         // `--scan` findings belong to the (single) server the run checked.
         let extra = if i == 0 { report.scan_issues() } else { &[] };
-        target_text(&mut out, target, report.targets.len() > 1, extra);
+        target_text(&mut out, target, several, extra);
     }
+    interrupted_text(&mut out, report);
     out
+}
+
+/// The last lines of an interrupted run: what was not judged.
+fn interrupted_text(out: &mut String, report: &Report) {
+    let Some(i) = &report.interrupted else {
+        return;
+    };
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    let _ = writeln!(out, "INTERRUPTED {}", i.describe());
+    if !i.not_judged.is_empty() {
+        let _ = writeln!(out, "  not judged: {}", i.not_judged.join(", "));
+    }
 }
 
 /// `scan` on its own: one `file:line:col: [severity] rule: message` line per finding, its help,
