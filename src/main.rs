@@ -5,10 +5,11 @@
 mod deliver;
 
 use deliver::deliver;
-use mcp_stdio_guard::cli::{self, Command, Outputs, ScanSettings, Settings};
 use mcp_stdio_guard::exit::{Exit, Failure};
+use mcp_stdio_guard::report::Outputs;
 use mcp_stdio_guard::report::{self, Report, ScanSection};
 use mcp_stdio_guard::run::Judged;
+use mcp_stdio_guard::settings::{self, Command, ScanSettings, Settings};
 use mcp_stdio_guard::{catalog, runtime};
 use std::io::Write;
 use std::sync::Arc;
@@ -30,7 +31,7 @@ fn main() {
 }
 
 fn real_main() -> Result<Exit, Failure> {
-    match cli::parse(std::env::args_os())? {
+    match settings::parse(std::env::args_os())? {
         Command::Print(text) => {
             write_stdout(&text);
             Ok(Exit::Clean)
@@ -102,13 +103,14 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
         .enable_all()
         .build()
         .map_err(|e| Failure::internal(format!("cannot start the async runtime: {e}")))?;
+    let settings = Arc::new(settings);
     let judged = Arc::new(Judged::new(&settings));
     let outcome = rt.block_on(async {
         // Registered before any server is spawned: a signal in the first milliseconds must not
         // take the default action and leave the server behind.
         let signals = interrupts();
         tokio::select! {
-            report = mcp_stdio_guard::run::check(&settings, &judged) => Ok(report),
+            report = mcp_stdio_guard::run::check(settings.clone(), &judged) => Ok(report),
             number = interrupted(signals) => Err(number),
         }
     });

@@ -78,7 +78,7 @@ fn secrets(t: &TargetSettings) -> Redactor {
 
 /// Checks every target of the settings; each judged target is also recorded in `judged` the
 /// moment its verdict is in.
-pub async fn check(settings: &Settings, judged: &Arc<Judged>) -> Report {
+pub async fn check(settings: Arc<Settings>, judged: &Arc<Judged>) -> Report {
     let gate = Arc::new(Semaphore::new(settings.jobs.max(1)));
     let tasks: Vec<_> = settings
         .targets
@@ -166,7 +166,7 @@ async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
                 (
                     o.method.clone(),
                     o.params.is_some(),
-                    o.source.to_string(),
+                    o.source.as_str().to_string(),
                     o.safe_tool_call_name.clone().unwrap_or_default(),
                 )
             })
