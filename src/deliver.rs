@@ -8,12 +8,12 @@
 //! ([`mcp_stdio_guard::report::outputs::resolve_outputs`]).
 
 use crate::write_stdout;
-use mcp_stdio_guard::cli::{Format, Outputs};
 use mcp_stdio_guard::exit::{Exit, Failure};
 use mcp_stdio_guard::report::github::{self, Syntax};
 use mcp_stdio_guard::report::locate::Sources;
 use mcp_stdio_guard::report::outputs::{self, Destination};
 use mcp_stdio_guard::report::{self, CiContext, Invocation, Report};
+use mcp_stdio_guard::report::{Format, Outputs};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;

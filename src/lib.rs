@@ -7,13 +7,19 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod catalog;
-pub mod cli;
-pub mod config;
+pub(crate) mod cli;
+#[cfg(test)]
+mod code_rules;
 pub mod exit;
-pub mod fingerprint;
-pub mod input;
+pub(crate) mod fingerprint;
+pub(crate) mod input;
+#[doc(hidden)] // public for the integration tests and fuzz targets
 pub mod issue;
+#[doc(hidden)] // public for the integration tests
 pub mod protocol;
+#[cfg(test)]
+mod readme;
+#[doc(hidden)] // public for the property tests
 pub mod redact;
 pub mod report;
 pub mod run;

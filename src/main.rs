@@ -6,10 +6,11 @@ mod deliver;
 mod progress;
 
 use deliver::deliver;
-use mcp_stdio_guard::cli::{self, Command, Outputs, ScanSettings, Settings};
 use mcp_stdio_guard::exit::{Exit, Failure};
+use mcp_stdio_guard::report::Outputs;
 use mcp_stdio_guard::report::{self, Report, ScanSection};
 use mcp_stdio_guard::run::Judged;
+use mcp_stdio_guard::settings::{self, Command, ScanSettings, Settings};
 use mcp_stdio_guard::{catalog, runtime};
 use std::io::Write;
 use std::sync::Arc;
@@ -31,7 +32,7 @@ fn main() {
 }
 
 fn real_main() -> Result<Exit, Failure> {
-    match cli::parse(std::env::args_os())? {
+    match settings::parse(std::env::args_os())? {
         Command::Print(text) => {
             write_stdout(&text);
             Ok(Exit::Clean)
@@ -109,12 +110,12 @@ fn replay(file: &std::path::Path) -> Result<Exit, Failure> {
 }
 
 /// `merge REPORT...`: the shards' JSON reports joined, delivered like one run's report.
-fn merge(m: &cli::MergeSettings) -> Result<Exit, Failure> {
+fn merge(m: &settings::MergeSettings) -> Result<Exit, Failure> {
     let start = SystemTime::now();
     let mut inputs = Vec::with_capacity(m.reports.len());
     for path in &m.reports {
         let shown = path.display().to_string();
-        let text = read_report(path).map_err(|e| {
+        let text = report::merge::read_report(path).map_err(|e| {
             Failure::usage(format!(
                 "cannot read the report {shown} ({e}); give the --json-file of each shard"
             ))
@@ -130,19 +131,6 @@ fn merge(m: &cli::MergeSettings) -> Result<Exit, Failure> {
     let mut joined = merged.report;
     joined.recorded_json = Some(merged.json);
     deliver(&joined, m.format, &m.outputs, start)
-}
-
-/// A report file: a regular file (a FIFO or a device would hang or never end), at most 1 GiB.
-fn read_report(path: &std::path::Path) -> std::io::Result<String> {
-    const MAX: u64 = 1 << 30;
-    let meta = std::fs::metadata(path)?;
-    if let Some(kind) = mcp_stdio_guard::input::special_kind(&meta) {
-        return Err(std::io::Error::other(format!("it is {kind}, not a file")));
-    }
-    if meta.len() > MAX {
-        return Err(std::io::Error::other("it is larger than 1 GiB"));
-    }
-    std::fs::read_to_string(path)
 }
 
 /// Runs a static scan into its report section.
@@ -185,7 +173,13 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
         .outputs
         .transcript
         .as_deref()
-        .map(runtime::transcript::Transcript::create)
+        .map(|target| {
+            let (file, temporary) = report::outputs::open_transcript(target)?;
+            let started = report::utc_timestamp(start);
+            Ok::<_, String>(runtime::transcript::Transcript::create(
+                target, file, temporary, &started,
+            ))
+        })
         .transpose()
         .map_err(|e| Failure::usage(format!("--transcript: cannot create the file ({e})")))?;
     // A registry run on a terminal shows its progress on stderr.
@@ -196,6 +190,7 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
         .enable_all()
         .build()
         .map_err(|e| Failure::internal(format!("cannot start the async runtime: {e}")))?;
+    let settings = Arc::new(settings);
     let judged = Arc::new(Judged::new(&settings));
     let outcome = rt.block_on(async {
         // Registered before any server is spawned: a signal in the first milliseconds must not
@@ -208,7 +203,7 @@ fn run(settings: Settings) -> Result<Exit, Failure> {
                 .map(|d| d as std::sync::Arc<dyn mcp_stdio_guard::run::Observer>),
         };
         tokio::select! {
-            report = mcp_stdio_guard::run::check_with(&settings, &judged, hooks) => Ok(report),
+            report = mcp_stdio_guard::run::check_with(settings.clone(), &judged, hooks) => Ok(report),
             number = interrupted(signals) => Err(number),
         }
     });

@@ -79,7 +79,7 @@ fn secrets(t: &TargetSettings) -> Redactor {
 
 /// Checks every target of the settings; each judged target is also recorded in `judged` the
 /// moment its verdict is in.
-pub async fn check(settings: &Settings, judged: &Arc<Judged>) -> Report {
+pub async fn check(settings: Arc<Settings>, judged: &Arc<Judged>) -> Report {
     check_with(settings, judged, Hooks::default()).await
 }
 
@@ -99,7 +99,7 @@ pub struct Hooks {
 }
 
 /// [`check`], recording into the hooks' transcript and telling their observer.
-pub async fn check_with(settings: &Settings, judged: &Arc<Judged>, hooks: Hooks) -> Report {
+pub async fn check_with(settings: Arc<Settings>, judged: &Arc<Judged>, hooks: Hooks) -> Report {
     let Hooks {
         transcript,
         observer,
@@ -220,7 +220,7 @@ async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
                 (
                     o.method.clone(),
                     o.params.is_some(),
-                    o.source.to_string(),
+                    o.source.as_str().to_string(),
                     o.safe_tool_call_name.clone().unwrap_or_default(),
                 )
             })

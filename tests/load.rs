@@ -15,9 +15,8 @@ const CLEAN: usize = 200;
 
 #[test]
 fn a_saturated_machine_turns_no_clean_server_into_a_failing_one() {
-    let dir = std::env::temp_dir().join(format!("guard-load-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = Scratch::new("load");
+    let dir = scratch.0.clone();
     let marker = format!("GUARD_LOAD={}", std::process::id());
     let clean = repo().join("examples/hello-server/server.py");
     let deaf = repo().join("tests/fixtures/servers/ignores_eof.py");
@@ -91,5 +90,4 @@ fn a_saturated_machine_turns_no_clean_server_into_a_failing_one() {
     std::thread::sleep(Duration::from_millis(300));
     let left = processes_with_env(&marker);
     assert!(left.is_empty(), "left running: {left:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

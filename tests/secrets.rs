@@ -8,7 +8,6 @@
 mod support;
 
 use serde_json::json;
-use std::path::PathBuf;
 use std::time::Duration;
 use support::*;
 
@@ -24,13 +23,6 @@ const ARGV: [&str; 5] = [
     "https://deploy:cnry-url-pass-4d5e6f@example.invalid/mcp",
     "--password=cnry-argv-eq-1a2b3c",
 ];
-
-fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("guard-secrets-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// Every place a canary could leak: (what, text). Each run also writes the SARIF, JUnit and
 /// JSON files and, as under GitHub Actions, annotations and the step summary.
@@ -121,7 +113,8 @@ fn outputs(format: &str, dir: &std::path::Path) -> Vec<(String, String)> {
 
 #[test]
 fn no_canary_secret_reaches_any_output() {
-    let dir = scratch();
+    let scratch = Scratch::new("secrets");
+    let dir = scratch.0.clone();
     let all: Vec<(String, String)> = std::thread::scope(|s| {
         let runs: Vec<_> = ["text", "json", "sarif", "junit", "github"]
             .map(|format| {
@@ -151,5 +144,4 @@ fn no_canary_secret_reaches_any_output() {
             );
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

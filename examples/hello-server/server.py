@@ -66,8 +66,12 @@ def main():
             continue
         if "id" not in msg:
             continue  # a notification: never answered
-        if isinstance(msg["id"], bool) or not isinstance(msg["id"], (str, int)):
-            # Ids are strings or integers; `true` is not `1`.
+        if (
+            msg.get("jsonrpc") != "2.0"
+            or isinstance(msg["id"], bool)
+            or not isinstance(msg["id"], (str, int))
+        ):
+            # JSON-RPC 2.0 only; ids are strings or integers, and `true` is not `1`.
             send({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}})
             continue
         try:

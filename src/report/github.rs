@@ -91,7 +91,7 @@ pub fn annotations(report: &Report, ctx: &CiContext) -> String {
         if let Some(run) = issue.run {
             let _ = write!(message, " (run {run})");
         }
-        if let Some(source) = crate::trace::Source::of(issue) {
+        if let Some(source) = super::source::Source::of(issue) {
             let _ = write!(message, "\n{}", source.sentence());
         }
         let _ = write!(
@@ -413,7 +413,7 @@ fn findings_blocks(blocks: &mut Vec<String>, issues: &[&Issue]) {
             code(i.code()),
             md(&i.message)
         );
-        if let Some(source) = crate::trace::Source::of(i) {
+        if let Some(source) = super::source::Source::of(i) {
             let _ = writeln!(b, "  - {}", md(&source.sentence()));
         }
         // The catalogue's own fix is Markdown written for docs/rules.md (code spans render);

@@ -169,19 +169,16 @@ fn target_value(t: &Target, scan: Option<&ScanSection>) -> Value {
 
 fn config_value(t: &Target) -> Value {
     let c = &t.context.config;
+    let checks: serde_json::Map<String, Value> = c
+        .checks
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
     json!({
         "enabled": c.enabled,
         "path": c.path,
         "resolvedPath": c.resolved_path,
-        "checks": {
-            "command": c.command,
-            "cwd": c.cwd,
-            "envNames": c.env_names,
-            "requests": c.requests,
-            "safeToolCalls": c.safe_tool_calls,
-            "adversarialProbes": c.adversarial_probes,
-            "adversarialToolCalls": c.adversarial_tool_calls
-        }
+        "checks": checks
     })
 }
 
@@ -371,7 +368,7 @@ fn operation_value(op: &OperationRecord, effects: Option<&[Effect]>) -> Value {
     let mut v = json!({
         "method": op.method,
         "hasParams": op.has_params,
-        "source": op.source,
+        "source": op.source.as_str(),
         "safeToolCallName": op.safe_tool_call_name.clone().unwrap_or_default(),
         "status": op.status.as_str(),
         "responded": matches!(op.status, crate::runtime::record::OperationStatus::Responded | crate::runtime::record::OperationStatus::Error),

@@ -190,7 +190,7 @@ fn where_(i: &Issue) -> String {
         Some(Location::Source {
             file, line, column, ..
         }) => format!("{}:{line}:{column}: {}", file.display(), i.message),
-        _ => match crate::trace::Source::of(i) {
+        _ => match super::source::Source::of(i) {
             Some(source) => format!("{}; {}", i.message, source.sentence()),
             None => i.message.clone(),
         },

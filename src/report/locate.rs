@@ -193,7 +193,7 @@ impl Sources {
             };
         }
         if target.is_some()
-            && let Some(w) = crate::trace::Source::of(issue).and_then(|s| s.unique().cloned())
+            && let Some(w) = super::source::Source::of(issue).and_then(|s| s.unique().cloned())
         {
             return self.written_place(&w);
         }
@@ -206,8 +206,8 @@ impl Sources {
         if target.is_none() {
             return Vec::new();
         }
-        match crate::trace::Source::of(issue) {
-            Some(crate::trace::Source::One(_)) => {
+        match super::source::Source::of(issue) {
+            Some(super::source::Source::One(_)) => {
                 let anchor = self.anchor_place(target);
                 let what = match anchor.anchor {
                     Some(AnchorKind::McpConfig) => "the server's entry in its MCP config",
@@ -220,7 +220,7 @@ impl Sources {
                 .to_string();
                 vec![(anchor, what)]
             }
-            Some(crate::trace::Source::Ambiguous(all)) => all
+            Some(super::source::Source::Ambiguous(all)) => all
                 .iter()
                 .map(|w| {
                     (
@@ -238,7 +238,7 @@ impl Sources {
     }
 
     /// The place of a write call a runtime finding was traced to.
-    fn written_place(&self, w: &crate::trace::Written) -> Place {
+    fn written_place(&self, w: &super::source::Written) -> Place {
         let start_line = w.line.max(1);
         let span = (w.end_line > w.line || (w.end_line == w.line && w.end_column > w.column))
             .then_some((w.column, w.end_line, w.end_column));

@@ -13,11 +13,11 @@
 use super::{Context, Report, Target};
 use crate::catalog::{self, Check, Severity};
 use crate::issue::{Issue, Location, Phase, Stream};
+use crate::report::ConfigInfo;
 use crate::runtime::record::{
     DiscoverRecord, Era, OutputRecord, ProcessOutcome, ProcessRecord, RunRecord, ShutdownRecord,
     ShutdownStage, Timings,
 };
-use crate::settings::ConfigInfo;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -225,8 +225,14 @@ fn target(s: &Value) -> Result<Target, String> {
                 .unwrap_or_default()
                 .to_string(),
             command: config["checks"]["command"].as_bool().unwrap_or(false),
-            cwd: config["checks"]["cwd"].as_bool().unwrap_or(false),
-            ..ConfigInfo::default()
+            checks: config["checks"]
+                .as_object()
+                .map(|o| {
+                    o.iter()
+                        .map(|(k, v)| (k.clone().into(), v.clone()))
+                        .collect()
+                })
+                .unwrap_or_default(),
         },
         capability_probes: s["capabilityProbes"].as_bool().unwrap_or(false),
         mcp_server: s["mcpServer"].as_object().map(|m| {
@@ -472,3 +478,16 @@ const PHASES: [Phase; 7] = [
     Phase::Adversarial,
     Phase::Shutdown,
 ];
+
+/// A report file: a regular file (a FIFO or a device would hang or never end), at most 1 GiB.
+pub fn read_report(path: &std::path::Path) -> std::io::Result<String> {
+    const MAX: u64 = 1 << 30;
+    let meta = std::fs::metadata(path)?;
+    if let Some(kind) = crate::input::special_kind(&meta) {
+        return Err(std::io::Error::other(format!("it is {kind}, not a file")));
+    }
+    if meta.len() > MAX {
+        return Err(std::io::Error::other("it is larger than 1 GiB"));
+    }
+    std::fs::read_to_string(path)
+}

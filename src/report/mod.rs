@@ -15,10 +15,12 @@ pub mod locate;
 pub mod merge;
 pub mod outputs;
 pub mod sarif;
+pub mod source;
 pub mod status;
 pub mod text;
 
 pub use ci::{CiContext, Invocation, utc_timestamp};
+pub use outputs::{Format, Outputs};
 
 use crate::catalog::{Rule, Severity};
 use crate::exit::Exit;
@@ -27,8 +29,20 @@ use crate::issue::Issue;
 use crate::redact::{self, Redactor};
 use crate::runtime::checks::drift::{self, Drift};
 use crate::runtime::record::RunRecord;
-use crate::settings::ConfigInfo;
 use std::path::PathBuf;
+
+/// What the config file contributed, for the report's `config` block (the reference's shape).
+#[derive(Debug, Clone, Default)]
+pub struct ConfigInfo {
+    pub enabled: bool,
+    pub path: String,
+    pub resolved_path: String,
+    /// The config names the server's command (CI reports anchor findings in the file).
+    pub command: bool,
+    /// The `config.checks` block, in order: what the file set (`true`) or the names it listed.
+    /// Keys are the table's names; a merged report keeps the names its shards wrote.
+    pub checks: Vec<(std::borrow::Cow<'static, str>, serde_json::Value)>,
+}
 
 /// What was run, as reports show it (already redacted).
 #[derive(Debug, Clone, Default)]

@@ -8,9 +8,67 @@
 //! An existing file that is not a regular file (`/dev/stdout`, `/dev/stderr`, a named pipe) is
 //! written in place, never replaced: see [`Destination`].
 
-use crate::cli::{Format, ReportArgs};
 use crate::exit::Failure;
 use std::path::{Path, PathBuf};
+
+/// The format of the main stream (stdout).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// The human report.
+    Text,
+    /// The JSON report (the reference tool's contract).
+    Json,
+    /// SARIF 2.1.0.
+    Sarif,
+    /// JUnit XML.
+    Junit,
+    /// The human report, then GitHub workflow-command annotations (the default when
+    /// GITHUB_ACTIONS=true).
+    Github,
+}
+
+impl Format {
+    pub const ALL: [Format; 5] = [
+        Format::Text,
+        Format::Json,
+        Format::Sarif,
+        Format::Junit,
+        Format::Github,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Json => "json",
+            Format::Sarif => "sarif",
+            Format::Junit => "junit",
+            Format::Github => "github",
+        }
+    }
+
+    /// One line for `--help`.
+    pub fn help(self) -> &'static str {
+        match self {
+            Format::Text => "The human report",
+            Format::Json => "The JSON report (the reference tool's contract)",
+            Format::Sarif => "SARIF 2.1.0",
+            Format::Junit => "JUnit XML",
+            Format::Github => {
+                "The human report, then GitHub workflow-command annotations (the default when GITHUB_ACTIONS=true)"
+            }
+        }
+    }
+}
+
+/// The report files and GitHub switch asked for (`--sarif`, `--junit`, `--json-file`,
+/// `--no-github`), before they are checked.
+#[derive(Debug, Clone, Default)]
+pub struct Requested {
+    pub sarif: Option<PathBuf>,
+    pub junit: Option<PathBuf>,
+    pub json: Option<PathBuf>,
+    pub no_github: bool,
+}
 
 /// Where the reports go besides the main stream.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -35,8 +93,8 @@ pub fn github_actions() -> bool {
 }
 
 /// The main-stream format when none was chosen: `github` inside GitHub Actions, else text.
-pub fn default_format(args: &ReportArgs) -> Format {
-    if github_actions() && !args.no_github {
+pub fn default_format(no_github: bool) -> Format {
+    if github_actions() && !no_github {
         Format::Github
     } else {
         Format::Text
@@ -92,7 +150,7 @@ pub fn temporary(path: &Path, purpose: &str) -> PathBuf {
 
 /// Validates the report files (each can be written, no file named twice) and decides the GitHub
 /// integration, before anything runs. `here` is the directory relative paths start from.
-pub fn resolve_outputs(args: &ReportArgs, format: Format, here: &Path) -> Result<Outputs, Failure> {
+pub fn resolve_outputs(args: &Requested, format: Format, here: &Path) -> Result<Outputs, Failure> {
     let mut seen: Vec<(PathBuf, &str)> = Vec::new();
     let mut check =
         |flag: &'static str, path: &Option<PathBuf>| -> Result<Option<PathBuf>, Failure> {
@@ -116,7 +174,7 @@ pub fn resolve_outputs(args: &ReportArgs, format: Format, here: &Path) -> Result
         };
     let sarif = check("--sarif", &args.sarif)?;
     let junit = check("--junit", &args.junit)?;
-    let json = check("--json-file", &args.json_file)?;
+    let json = check("--json-file", &args.json)?;
     let on_actions = github_actions();
     Ok(Outputs {
         sarif,
@@ -227,23 +285,44 @@ fn example_name(flag: &str) -> &'static str {
     }
 }
 
+/// Opens the file a transcript for `target` (absolute) is written to: a temporary file in its
+/// folder, renamed onto it when the run ends, or a device (`/dev/stderr`) written in place.
+pub fn open_transcript(target: &Path) -> Result<(std::fs::File, Option<PathBuf>), String> {
+    let open = |path: &Path| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| e.to_string())
+    };
+    match destination(target) {
+        Destination::Replace(path) => {
+            let tmp = temporary(&path, "transcript");
+            let f = std::fs::File::create(&tmp).map_err(|e| e.to_string())?;
+            Ok((f, Some(tmp)))
+        }
+        Destination::Stdout => {
+            Err("the transcript cannot go to stdout, which carries the report".into())
+        }
+        Destination::Stderr => open(Path::new("/dev/stderr")).map(|f| (f, None)),
+        Destination::InPlace(device) => open(&device).map(|f| (f, None)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::tests::{run, usage_error};
-    use crate::cli::{Command, parse};
 
     #[cfg(unix)]
-    fn args(sarif: &str, junit: Option<&str>) -> ReportArgs {
-        ReportArgs {
+    fn args(sarif: &str, junit: Option<&str>) -> Requested {
+        Requested {
             sarif: Some(sarif.into()),
             junit: junit.map(PathBuf::from),
-            ..ReportArgs::default()
+            ..Requested::default()
         }
     }
 
     #[cfg(unix)]
-    fn error(a: &ReportArgs) -> String {
+    fn error(a: &Requested) -> String {
         resolve_outputs(a, Format::Text, Path::new("/"))
             .unwrap_err()
             .message
@@ -286,10 +365,10 @@ mod tests {
             assert!(resolve_outputs(&args(a, Some(b)), Format::Text, &dir).is_ok());
         }
         // The link and the file it names are the same report file.
-        let twice = error(&ReportArgs {
+        let twice = error(&Requested {
             sarif: Some(file.clone()),
             junit: Some(dir.join("link.sarif")),
-            ..ReportArgs::default()
+            ..Requested::default()
         });
         assert!(twice.contains("its own file"), "{twice}");
         // The probe leaves nothing behind.
@@ -314,57 +393,5 @@ mod tests {
         let proc = error(&args("/proc/report.sarif", None));
         assert!(proc.contains("cannot create a file in /proc"), "{proc}");
         assert!(error(&args("/tmp/a.out", Some("/tmp/./a.out"))).contains("its own file"));
-    }
-
-    #[test]
-    fn report_files_are_checked_before_anything_runs() {
-        let s = run(&[
-            "--format",
-            "sarif",
-            "--sarif",
-            "/tmp/x.sarif",
-            "--junit",
-            "j.xml",
-            "--",
-            "sh",
-        ])
-        .unwrap();
-        assert_eq!(s.format, Format::Sarif);
-        let sarif = s.outputs.sarif.as_deref().unwrap();
-        if cfg!(unix) {
-            assert_eq!(sarif, Path::new("/tmp/x.sarif"));
-        } else {
-            // `Z:\tmp\x.sarif`: absolute on the current drive.
-            assert!(
-                sarif.is_absolute() && sarif.ends_with("tmp/x.sarif"),
-                "{sarif:?}"
-            );
-        }
-        assert!(s.outputs.junit.as_ref().unwrap().is_absolute());
-        assert_eq!(s.outputs.json, None);
-        assert!(
-            usage_error(&["--sarif", "/nonexistent-dir-xyz/a.sarif", "--", "sh"])
-                .contains("does not exist")
-        );
-        assert!(usage_error(&["--junit", "/", "--", "sh"]).contains("is a folder"));
-        assert!(
-            usage_error(&["--sarif", "a.out", "--json-file", "./a.out", "--", "sh"])
-                .contains("its own file")
-        );
-        assert!(usage_error(&["--format", "xml", "--", "sh"]).contains("xml"));
-        match parse([
-            "mcp-stdio-guard",
-            "scan",
-            "--format",
-            "junit",
-            "--sarif",
-            "/tmp/s.sarif",
-        ]) {
-            Ok(Command::Scan(scan)) => {
-                assert_eq!(scan.format, Format::Junit);
-                assert!(scan.outputs.sarif.is_some());
-            }
-            other => panic!("{other:?}"),
-        }
     }
 }

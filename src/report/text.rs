@@ -499,7 +499,7 @@ fn issue_text(out: &mut String, issue: &Issue) {
         issue.code(),
         issue.message
     );
-    if let Some(source) = crate::trace::Source::of(issue) {
+    if let Some(source) = super::source::Source::of(issue) {
         let _ = writeln!(out, "  {}", source.sentence());
     }
     if let Some(lines) = issue.fields.get("stdoutLines").and_then(|v| v.as_array()) {

@@ -10,8 +10,9 @@
 //!
 //! [`Grace`] is the decision, pure (readings in, decisions out), so it is tested with fake
 //! readings; the readings come from `/proc` (`process::group_activity`, [`Machine::read`]).
-//! [`pace`] keeps a run from starving itself: no new server starts while the machine has more
-//! runnable processes than [`PACE_PER_CORE`] per core.
+//! [`pace`] keeps a run from starving itself: while the guard has [`PACE_PER_CORE`] live servers
+//! per core or more, no new server starts while the machine has more runnable processes than
+//! that (at most [`PACE_MAX_WAIT`] per start).
 
 use std::time::Duration;
 
@@ -183,21 +184,31 @@ impl GraceEnd {
 /// Waits (briefly, bounded by [`PACE_MAX_WAIT`]) until the machine has at most
 /// [`PACE_PER_CORE`] runnable processes per core, then lets one server start: starts are the
 /// CPU-heavy part of a check, and a run with `--jobs` far above the cores must not starve its own
-/// servers of the CPU they need to answer in time. Starts go through the gate one at a time; the
-/// returned guard is dropped once the server is spawned.
+/// servers of the CPU they need to answer in time. Only a guard that is itself the crowd waits:
+/// while it has fewer than [`PACE_PER_CORE`] live servers per core, a start goes through at once
+/// (the load of other programs is not ours to wait out, and a single check, even a strict one,
+/// must not pay seconds per process on a busy machine). Starts go through the gate one at a time;
+/// the returned guard is dropped once the server is spawned.
 pub async fn pace() -> tokio::sync::MutexGuard<'static, ()> {
     static GATE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
     let gate = GATE.lock().await;
     let started = tokio::time::Instant::now();
     while started.elapsed() < PACE_MAX_WAIT {
         match Machine::read() {
-            Some(m) if m.procs_running > m.cores * PACE_PER_CORE => {
+            Some(m) if must_wait(&m, crate::runtime::process::live_run_count()) => {
                 tokio::time::sleep(Duration::from_millis(10)).await
             }
             _ => break,
         }
     }
     gate
+}
+
+/// Whether a new server waits: the guard already runs [`PACE_PER_CORE`] servers per core or more
+/// (`ours`), and the machine has more runnable processes than that.
+fn must_wait(m: &Machine, ours: usize) -> bool {
+    let limit = m.cores * PACE_PER_CORE;
+    ours as u64 >= limit && m.procs_running > limit
 }
 
 #[cfg(test)]
@@ -273,6 +284,28 @@ mod tests {
         };
         // A server spinning on an idle machine is not excused by the load.
         assert_eq!(calm.saturated(), None);
+    }
+
+    #[test]
+    fn only_a_guard_that_is_the_crowd_waits_to_start_a_server() {
+        let busy = Machine {
+            procs_running: 9,
+            load1: 8.0,
+            cores: 2,
+        };
+        let calm = Machine {
+            procs_running: 2,
+            load1: 0.5,
+            cores: 2,
+        };
+        // Other programs' load alone never delays a start.
+        assert!(!must_wait(&busy, 0));
+        assert!(!must_wait(&busy, 3));
+        // Four servers of ours on two cores, and the machine crowded: wait.
+        assert!(must_wait(&busy, 4));
+        assert!(must_wait(&busy, 64));
+        // Ours are many but the machine keeps up: start.
+        assert!(!must_wait(&calm, 64));
     }
 
     #[test]

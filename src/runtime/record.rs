@@ -228,8 +228,7 @@ impl OperationStatus {
 pub struct OperationRecord {
     pub method: String,
     pub has_params: bool,
-    /// `cli-request`, `config-request`, `safe-tool-call`.
-    pub source: &'static str,
+    pub source: crate::runtime::probes::requests::OperationSource,
     pub safe_tool_call_name: Option<String>,
     pub status: OperationStatus,
     pub duration: Option<Duration>,

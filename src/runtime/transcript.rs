@@ -26,7 +26,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Instant, SystemTime};
+use std::time::Instant;
 
 pub const FORMAT_VERSION: u64 = 1;
 
@@ -43,29 +43,16 @@ pub struct Transcript {
 }
 
 impl Transcript {
-    /// Starts a transcript for `target` (absolute; a device such as `/dev/stderr` is written in
-    /// place, a file through a temporary file in its folder).
-    pub fn create(target: &Path) -> Result<Arc<Transcript>, String> {
-        let (file, temporary) = match crate::report::outputs::destination(target) {
-            crate::report::outputs::Destination::Replace(path) => {
-                let tmp = crate::report::outputs::temporary(&path, "transcript");
-                let f = std::fs::File::create(&tmp).map_err(|e| e.to_string())?;
-                (f, Some(tmp))
-            }
-            crate::report::outputs::Destination::Stdout => {
-                return Err("the transcript cannot go to stdout, which carries the report".into());
-            }
-            crate::report::outputs::Destination::Stderr => std::fs::OpenOptions::new()
-                .write(true)
-                .open("/dev/stderr")
-                .map(|f| (f, None))
-                .map_err(|e| e.to_string())?,
-            crate::report::outputs::Destination::InPlace(device) => std::fs::OpenOptions::new()
-                .write(true)
-                .open(&device)
-                .map(|f| (f, None))
-                .map_err(|e| e.to_string())?,
-        };
+    /// Starts a transcript for `target` into `file`: the file itself (a device such as
+    /// `/dev/stderr` is written in place), or `temporary`, renamed onto `target` when the run
+    /// ends (the report layer opens it: [`crate::report`] decides where report files go).
+    /// `started`: the UTC time the run started, as the reports write it.
+    pub fn create(
+        target: &Path,
+        file: std::fs::File,
+        temporary: Option<PathBuf>,
+        started: &str,
+    ) -> Arc<Transcript> {
         let t = Transcript {
             out: Mutex::new(Some(std::io::BufWriter::with_capacity(256 * 1024, file))),
             start: Instant::now(),
@@ -77,9 +64,9 @@ impl Transcript {
         t.write(&json!({
             "transcript": FORMAT_VERSION,
             "guard": crate::VERSION,
-            "started": crate::report::utc_timestamp(SystemTime::now()),
+            "started": started,
         }));
-        Ok(Arc::new(t))
+        Arc::new(t)
     }
 
     /// The file the transcript goes to.
@@ -356,7 +343,7 @@ fn replay_line(
         };
         let bytes: Vec<u8> = match (v.get("text"), v.get("bytes")) {
             (Some(Value::String(s)), _) => s.clone().into_bytes(),
-            (_, Some(Value::String(b))) => crate::trace::pattern::unescape_evidence(b)
+            (_, Some(Value::String(b))) => crate::issue::unescape_evidence(b)
                 .map(|(bytes, _)| bytes)
                 .ok_or("bytes that are not an escaped b\"...\" string")?,
             _ => return Err("a bytes record without \"text\" or \"bytes\"".into()),

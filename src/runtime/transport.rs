@@ -237,10 +237,6 @@ impl Link {
         }
     }
 
-    pub fn stdin_open(&self) -> bool {
-        self.stdin.is_some()
-    }
-
     /// Closes stdin once what was queued is written, or after `grace` if the server is not
     /// reading (the pending write is abandoned so the pipe closes anyway).
     pub async fn close_stdin(&mut self, grace: Duration) {

@@ -277,40 +277,6 @@ pub fn brace_format(text: &str) -> Pattern {
     p
 }
 
-/// The bytes of the report's evidence string (`b"..."`, see [`crate::issue::escape_bytes`])
-/// and whether it was cut short (`b"..."... (N bytes)`).
-pub fn unescape_evidence(evidence: &str) -> Option<(Vec<u8>, bool)> {
-    let body = evidence.strip_prefix("b\"")?;
-    let mut out = Vec::new();
-    let mut chars = body.char_indices();
-    while let Some((i, c)) = chars.next() {
-        match c {
-            '"' => {
-                let rest = &body[i + 1..];
-                return Some((out, !rest.trim().is_empty()));
-            }
-            '\\' => match chars.next()?.1 {
-                'n' => out.push(b'\n'),
-                'r' => out.push(b'\r'),
-                't' => out.push(b'\t'),
-                '\\' => out.push(b'\\'),
-                '"' => out.push(b'"'),
-                'x' => {
-                    let hi = chars.next()?.1.to_digit(16)?;
-                    let lo = chars.next()?.1.to_digit(16)?;
-                    out.push((hi * 16 + lo) as u8);
-                }
-                _ => return None,
-            },
-            other => {
-                let mut buf = [0u8; 4];
-                out.extend_from_slice(other.encode_utf8(&mut buf).as_bytes());
-            }
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -372,19 +338,5 @@ mod tests {
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0], Pattern::lit("a"));
         assert_eq!(lines[1], pat(&[Some("b "), None]));
-    }
-
-    #[test]
-    fn evidence_round_trips() {
-        let bytes = b"caf\xc3\xa9 \"x\"\t\\ \xff\n";
-        let e = crate::issue::escape_bytes(bytes, 120);
-        assert_eq!(unescape_evidence(&e), Some((bytes.to_vec(), false)));
-        let e = crate::issue::escape_bytes(&[b'a'; 200], 120);
-        assert_eq!(unescape_evidence(&e), Some((vec![b'a'; 120], true)));
-        let e = format!(
-            "{} (5000 bytes in the line)",
-            crate::issue::escape_bytes(b"ab", 120)
-        );
-        assert_eq!(unescape_evidence(&e), Some((b"ab".to_vec(), true)));
     }
 }

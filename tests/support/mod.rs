@@ -3,6 +3,10 @@
 #![allow(dead_code)]
 
 pub mod cases;
+pub mod scratch;
+
+#[allow(unused_imports)]
+pub use scratch::Scratch;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

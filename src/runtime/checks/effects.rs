@@ -23,7 +23,10 @@ pub fn of_operation<'a>(op: &OperationRecord, effects: &'a [Effect]) -> Vec<&'a 
 pub fn unproven(ops: &[OperationRecord], effects: &[Effect], observers: &str) -> Option<Issue> {
     let calls: Vec<&OperationRecord> = ops
         .iter()
-        .filter(|o| o.source == "safe-tool-call" && o.status == OperationStatus::Responded)
+        .filter(|o| {
+            o.source == crate::runtime::probes::requests::OperationSource::SafeToolCall
+                && o.status == OperationStatus::Responded
+        })
         .collect();
     if calls.is_empty() || calls.iter().any(|o| !of_operation(o, effects).is_empty()) {
         return None;

@@ -62,10 +62,6 @@ impl ListKind {
         }
     }
 
-    pub fn from_method(method: &str) -> Option<ListKind> {
-        ListKind::ALL.into_iter().find(|k| k.method() == method)
-    }
-
     fn invalid_result(self) -> &'static crate::catalog::Rule {
         match self {
             ListKind::Tools => &rules::TOOLS_LIST_INVALID_RESULT,

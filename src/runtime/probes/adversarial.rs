@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 /// The hostile-input settings of a run.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AdversarialSpec {
-    /// Built-in probe names (validated against [`corpus::NAMES`]).
+    /// Built-in probe names (validated against [`corpus::PROBES`]).
     pub probes: Vec<String>,
     /// Config `adversarialToolCalls`.
     pub tool_calls: Vec<CallRecipe>,

@@ -13,24 +13,6 @@
 use crate::catalog::{Rule, adversarial as rules};
 use serde_json::{Value, json};
 
-/// Every built-in probe, in the order they are reported.
-pub const NAMES: [&str; 14] = [
-    "invalid-method",
-    "invalid-params",
-    "notification",
-    "malformed-json",
-    "debug-line",
-    "banner-same-line",
-    "truncated-eof",
-    "concatenated-objects",
-    "tools-call-string-params",
-    "boolean-id",
-    "batch-array",
-    "crlf",
-    "oversized-line",
-    "invalid-utf8",
-];
-
 /// The prefix of the probes made from config `adversarialToolCalls`.
 pub const TOOL_CALL_PREFIX: &str = "tool-call:";
 /// The prefix of the probes derived from a safe tool's `inputSchema`
@@ -333,6 +315,14 @@ pub static PROBES: &[ProbeDef] = &[
         risk: "Invalid UTF-8 inside a string: a strict decoder rejects the line, a lossy one replaces the bytes (both SDKs do); a decoder that raises must not take the read loop down with it.",
         build: invalid_utf8,
     },
+    ProbeDef {
+        name: "wrong-jsonrpc-version",
+        origin: Origin::Framing,
+        sends: "a request whose `jsonrpc` is `\"1.0\"`",
+        correct: "refuses it (-32600) or ignores it",
+        risk: "A request that is not JSON-RPC 2.0 (`\"jsonrpc\": \"1.0\"`, the article's own hostile line) must never reach a handler; a dispatcher that skips the envelope check runs whatever a confused or hostile peer sends.",
+        build: wrong_jsonrpc_version,
+    },
 ];
 
 /// Builds a built-in probe by name. `None` for an unknown name.
@@ -503,6 +493,16 @@ fn tools_call_string_params(def: &'static ProbeDef, ctx: &Context) -> Probe {
     }
 }
 
+fn wrong_jsonrpc_version(def: &'static ProbeDef, ctx: &Context) -> Probe {
+    let mut msg = ctx.payload(id(def.name));
+    msg["jsonrpc"] = json!("1.0");
+    Probe {
+        rejected_ids: vec![id(def.name)],
+        accepted: Some(&rules::ADVERSARIAL_INVALID_REQUEST_RESULT),
+        ..base(def, ctx, Delivery::Raw(line(&msg)))
+    }
+}
+
 fn boolean_id(def: &'static ProbeDef, ctx: &Context) -> Probe {
     let mut msg = ctx.payload(Value::Null);
     msg["id"] = Value::Bool(true);
@@ -643,32 +643,11 @@ pub fn plan(names: &[String], calls: &[CallRecipe], ctx: &Context) -> Vec<Probe>
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn the_name_list_is_the_table() {
-        let table: Vec<&str> = PROBES.iter().map(|p| p.name).collect();
-        assert_eq!(table, NAMES, "NAMES must list PROBES in order");
-    }
-
     /// The README's probe table is generated from `PROBES`: `UPDATE_GOLDEN=1 cargo test`
     /// rewrites it.
     #[test]
     fn the_readme_probe_table_is_generated() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
-        let readme = std::fs::read_to_string(&path).unwrap();
-        let (begin, end) = ("<!-- probes:begin -->\n", "<!-- probes:end -->");
-        let a = readme
-            .find(begin)
-            .expect("README has the probes:begin marker")
-            + begin.len();
-        let b = readme.find(end).expect("README has the probes:end marker");
-        let want = probes_markdown();
-        if readme[a..b] != want {
-            if std::env::var_os("UPDATE_GOLDEN").is_some() {
-                std::fs::write(&path, format!("{}{want}{}", &readme[..a], &readme[b..])).unwrap();
-            } else {
-                panic!("README's probe table is stale: UPDATE_GOLDEN=1 cargo test regenerates it");
-            }
-        }
+        crate::readme::check_section("probes", &probes_markdown());
     }
 
     use super::*;
@@ -683,8 +662,8 @@ mod tests {
     #[test]
     fn every_name_builds_and_frames_are_what_they_claim() {
         let ctx = Context::default();
-        for name in NAMES {
-            assert!(build(name, &ctx).is_some(), "{name}");
+        for def in PROBES {
+            assert!(build(def.name, &ctx).is_some(), "{}", def.name);
         }
         let p = |n| build(n, &ctx).unwrap();
         let banner = p("banner-same-line");

@@ -1,4 +1,4 @@
-//! Explicit operations: each `--request` (and, later, config requests and safe tool calls).
+//! Explicit operations: each `--request`, config request and safe tool call.
 
 use super::{exit_detail, stdout_closed_issue};
 use crate::catalog::{Severity, protocol as protocol_rules, runtime as rules};
@@ -10,13 +10,33 @@ use crate::runtime::record::{OperationRecord, OperationStatus};
 use crate::runtime::session::{Outcome, Reply, Session};
 use serde_json::Value;
 
+/// Where an explicit operation was asked for (the JSON report's `operations[].source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OperationSource {
+    /// `--request` (with its `--params`).
+    CliRequest,
+    /// Config `request`/`requests`.
+    ConfigRequest,
+    /// Config `safeToolCalls`.
+    SafeToolCall,
+}
+
+impl OperationSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OperationSource::CliRequest => "cli-request",
+            OperationSource::ConfigRequest => "config-request",
+            OperationSource::SafeToolCall => "safe-tool-call",
+        }
+    }
+}
+
 /// One operation to send after the handshake.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct OperationSpec {
     pub method: String,
     pub params: Option<Value>,
-    /// `cli-request`, `config-request`, `safe-tool-call`.
-    pub source: &'static str,
+    pub source: OperationSource,
     pub safe_tool_call_name: Option<String>,
 }
 

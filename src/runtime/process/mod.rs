@@ -7,11 +7,15 @@
 //! daemonising launchers) and kill them at the end; on Linux the guard is also a child subreaper,
 //! so orphans are re-parented to it instead of init.
 //!
+//! `lookup.rs` finds the program the way the spawn will, so a command that cannot start is a
+//! usage error before anything runs.
+//!
 //! The platform parts live in `unix.rs` (process groups, signals, `/proc`) and `windows.rs` (a new
 //! process group and a Job object that holds every descendant: listed, timed and killed as one).
 
 use super::framing::FramerLimits;
 use super::transport::{Event, EventSender, ExitInfo, Link};
+pub mod lookup;
 #[cfg(unix)]
 mod unix;
 #[cfg(unix)]
@@ -377,6 +381,11 @@ static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBoo
 fn live_runs() -> std::sync::MutexGuard<'static, Vec<(u32, String)>> {
     static LIVE: Mutex<Vec<(u32, String)>> = Mutex::new(Vec::new());
     LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// How many server runs of this guard have processes that may still be alive.
+pub fn live_run_count() -> usize {
+    live_runs().len()
 }
 
 /// True just after the guard sent a CTRL_BREAK (Windows), which may come back to the guard
