@@ -168,6 +168,7 @@ fn secrets_of(t: &TargetSettings) -> Redactor {
 }
 
 async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
+    let _in_flight = runtime::load::target_in_flight();
     // The fingerprint's version probes (`npm --version` alone takes a few hundred ms) run beside
     // the server's runs, not after them.
     let (argv, cwd, env) = (

@@ -10,9 +10,9 @@
 //!
 //! [`Grace`] is the decision, pure (readings in, decisions out), so it is tested with fake
 //! readings; the readings come from `/proc` (`process::group_activity`, [`Machine::read`]).
-//! [`pace`] keeps a run from starving itself: while the guard has [`PACE_PER_CORE`] live servers
-//! per core or more, no new server starts while the machine has more runnable processes than
-//! that (at most [`PACE_MAX_WAIT`] per start).
+//! [`pace`] keeps a run from starving itself: while the guard checks several servers and has
+//! [`PACE_PER_CORE`] live server processes per core or more, no new server starts while the
+//! machine has more runnable processes than that (at most [`PACE_MAX_WAIT`] per start).
 
 use std::time::Duration;
 
@@ -195,7 +195,13 @@ pub async fn pace() -> tokio::sync::MutexGuard<'static, ()> {
     let started = tokio::time::Instant::now();
     while started.elapsed() < PACE_MAX_WAIT {
         match Machine::read() {
-            Some(m) if must_wait(&m, crate::runtime::process::live_run_count()) => {
+            Some(m)
+                if must_wait(
+                    &m,
+                    crate::runtime::process::live_run_count(),
+                    TARGETS_IN_FLIGHT.load(std::sync::atomic::Ordering::Relaxed),
+                ) =>
+            {
                 tokio::time::sleep(Duration::from_millis(10)).await
             }
             _ => break,
@@ -204,11 +210,31 @@ pub async fn pace() -> tokio::sync::MutexGuard<'static, ()> {
     gate
 }
 
-/// Whether a new server waits: the guard already runs [`PACE_PER_CORE`] servers per core or more
-/// (`ours`), and the machine has more runnable processes than that.
-fn must_wait(m: &Machine, ours: usize) -> bool {
+/// Whether a new server waits: the guard checks several servers at once (`targets`), already
+/// runs [`PACE_PER_CORE`] server processes per core or more (`ours`), and the machine has more
+/// runnable processes than that. The processes of one server's check (its runs, probe lanes and
+/// rerun) are that check: pacing them against each other would only put its verdict off.
+fn must_wait(m: &Machine, ours: usize, targets: usize) -> bool {
     let limit = m.cores * PACE_PER_CORE;
-    ours as u64 >= limit && m.procs_running > limit
+    targets > 1 && ours as u64 >= limit && m.procs_running > limit
+}
+
+static TARGETS_IN_FLIGHT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A server whose check is under way, for [`pace`]: counted while this lives.
+#[derive(Debug)]
+pub struct InFlight(());
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        TARGETS_IN_FLIGHT.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Counts one server's check as under way until the returned value is dropped.
+pub fn target_in_flight() -> InFlight {
+    TARGETS_IN_FLIGHT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    InFlight(())
 }
 
 #[cfg(test)]
@@ -299,13 +325,16 @@ mod tests {
             cores: 2,
         };
         // Other programs' load alone never delays a start.
-        assert!(!must_wait(&busy, 0));
-        assert!(!must_wait(&busy, 3));
+        assert!(!must_wait(&busy, 0, 8));
+        assert!(!must_wait(&busy, 3, 8));
         // Four servers of ours on two cores, and the machine crowded: wait.
-        assert!(must_wait(&busy, 4));
-        assert!(must_wait(&busy, 64));
+        assert!(must_wait(&busy, 4, 2));
+        assert!(must_wait(&busy, 64, 64));
         // Ours are many but the machine keeps up: start.
-        assert!(!must_wait(&calm, 64));
+        assert!(!must_wait(&calm, 64, 64));
+        // One server's check (a strict one runs six processes at once) is never paced against
+        // itself: all of them are its verdict.
+        assert!(!must_wait(&busy, 6, 1));
     }
 
     #[test]
