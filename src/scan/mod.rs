@@ -10,6 +10,7 @@
 
 pub mod lang;
 pub mod plan;
+pub mod sinks;
 pub mod suppress;
 pub mod walk;
 

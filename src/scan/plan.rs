@@ -39,32 +39,11 @@ pub enum Plan {
     Ranges(Vec<(Range<usize>, usize)>),
 }
 
-/// Candidate identifiers of Python code: every rule's pattern contains one of them (or a string
-/// checked in [`python_string_hit`]).
-const PY_WORDS: &[&str] = &[
-    "print",
-    "pprint",
-    "pp",
-    "stdout",
-    "__stdout__",
-    "echo",
-    "secho",
-    "echo_via_pager",
-    "progressbar",
-    "tqdm",
-    "rich",
-    "structlog",
-    "loguru",
-    "subprocess",
-    "create_subprocess_exec",
-    "create_subprocess_shell",
-    "system",
-    "dup2",
-    "breakpoint",
-    "set_trace",
-    "input",
-    "STDOUT_FILENO",
-];
+/// Candidate identifiers of Python code, derived from the sink table
+/// (`sinks::plan_words`): every row's anchor except those of fd rows (`os.write(1, ...)`,
+/// `open(1)`), which [`python_fd_hit`] finds with their argument.
+static PY_WORDS: LazyLock<Vec<&'static str>> =
+    LazyLock::new(|| crate::scan::sinks::plan_words(crate::scan::lang::Lang::Python));
 
 /// Strings only matter as short values: `"ext://sys.stdout"`, `"/dev/stdout"`,
 /// `getattr(sys, "stdout")`; a docstring that mentions stdout is not a candidate.
@@ -75,35 +54,30 @@ fn python_string_hit(content: &[u8]) -> bool {
 }
 
 /// Objects whose attributes named like a candidate word are still candidates
-/// (`sys.stdout`, `click.echo`, `os.system`); `proc.stdout`, `self.print` and
-/// `platform.system()` are not.
-const DOT_OWNERS: &[&[u8]] = &[
-    b"sys",
-    b"builtins",
-    b"rich",
-    b"click",
-    b"typer",
-    b"pprint",
-    b"os",
-    b"tqdm",
-    b"subprocess",
-    b"asyncio",
-    b"structlog",
-    b"loguru",
-    b"pdb",
-    b"ipdb",
-    b"utils",
-    b"termui",
-];
+/// (`sys.stdout`, `os.system`, `builtins.print`); `proc.stdout`, `self.print` and
+/// `platform.system()` are not. Derived from the table: the segment before each anchor.
+static DOT_OWNERS: LazyLock<Vec<&'static [u8]>> = LazyLock::new(|| {
+    crate::scan::sinks::owners(crate::scan::lang::Lang::Python)
+        .into_iter()
+        .map(str::as_bytes)
+        .collect()
+});
 
-/// A cheap first look before hashing: candidate words are 2 to 23 bytes long and start with
-/// one of a few letters.
+/// A cheap first look before hashing: the lengths and first bytes of the candidate words.
+static PY_SHAPE: LazyLock<([bool; 256], usize, usize)> = LazyLock::new(|| {
+    let mut first = [false; 256];
+    let (mut min, mut max) = (usize::MAX, 0);
+    for w in PY_WORDS.iter() {
+        first[usize::from(w.as_bytes()[0])] = true;
+        min = min.min(w.len());
+        max = max.max(w.len());
+    }
+    (first, min, max)
+});
+
 fn maybe_word(w: &[u8]) -> bool {
-    (2..=23).contains(&w.len())
-        && matches!(
-            w[0],
-            b'p' | b's' | b'_' | b'e' | b't' | b'r' | b'l' | b'c' | b'd' | b'b' | b'i' | b'S'
-        )
+    let (first, min, max) = &*PY_SHAPE;
+    (*min..=*max).contains(&w.len()) && first[usize::from(w[0])]
 }
 
 /// Is the candidate word at `start..end` used in a way a rule can report?

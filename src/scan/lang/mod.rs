@@ -6,6 +6,7 @@
 //! are resolved with tree-sitter queries compiled once per process plus a small import table.
 
 pub mod csharp;
+pub mod flow;
 pub mod go;
 pub mod java;
 pub mod javascript;
@@ -117,28 +118,22 @@ impl Lang {
     /// a file with none of them is never parsed. Every pattern a rule of the language can report
     /// contains one of these tokens (the fixture test proves it: it scans with the prefilter on).
     pub fn prefilter(self) -> &'static [&'static str] {
+        // Languages with a sink table derive theirs from it (`sinks::prefilter_words`).
+        static DERIVED: LazyLock<Vec<(Lang, Vec<&'static str>)>> = LazyLock::new(|| {
+            crate::scan::sinks::tables()
+                .iter()
+                .map(|t| (t.lang, crate::scan::sinks::prefilter_words(t.lang)))
+                .collect()
+        });
+        let family = match self {
+            Lang::TypeScript | Lang::Tsx => Lang::JavaScript,
+            l => l,
+        };
+        if let Some((_, words)) = DERIVED.iter().find(|(l, _)| *l == family) {
+            return words;
+        }
         match self {
-            Lang::Python => &[
-                "print",
-                "stdout",
-                "echo",
-                "progressbar",
-                "tqdm",
-                "rich",
-                "structlog",
-                "loguru",
-                "subprocess",
-                "system",
-                "dup2",
-                "breakpoint",
-                "set_trace",
-                "input",
-                "STDOUT_FILENO",
-                "/dev/",
-                "write",
-                "open(",
-                "FileIO(",
-            ],
+            Lang::Python => unreachable!("Python's words come from its sink table"),
             Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &[
                 "console", "Console", "stdout", "write", "pino", "winston", "bunyan", "inherit",
                 "fork", "stdio", "util", "/dev/", "fd",
@@ -215,6 +210,9 @@ pub struct FileFacts {
     pub findings: Vec<Finding>,
     /// Conditions this file satisfies (e.g. it configures structlog).
     pub satisfies: Vec<Condition>,
+    /// The sink-table rows (by name) this file's analysis matched, whether or not they gave
+    /// a finding: the fixture test requires every row of every table to be exercised.
+    pub rows: Vec<&'static str>,
 }
 
 /// A fast non-cryptographic hasher for the analyzers' small maps (names, node ids): the
@@ -354,11 +352,11 @@ pub fn analyze(lang: Lang, tree: &tree_sitter::Tree, src: &str) -> FileFacts {
     match lang {
         Lang::Python => python::analyze(tree, src),
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => javascript::analyze(tree, src),
-        Lang::Go => go::analyze(tree, src.as_bytes()),
-        Lang::Rust => rust::analyze(tree, src.as_bytes()),
-        Lang::Java => java::analyze(tree, src.as_bytes()),
-        Lang::Kotlin => kotlin::analyze(tree, src.as_bytes()),
-        Lang::CSharp => csharp::analyze(tree, src.as_bytes()),
+        Lang::Go => go::analyze(tree, src),
+        Lang::Rust => rust::analyze(tree, src),
+        Lang::Java => java::analyze(tree, src),
+        Lang::Kotlin => kotlin::analyze(tree, src),
+        Lang::CSharp => csharp::analyze(tree, src),
     }
 }
 

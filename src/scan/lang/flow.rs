@@ -1,0 +1,843 @@
+//! The shared resolver and checker of the Go, Rust, Java, Kotlin and C# analyzers.
+//!
+//! Each language says what its nodes are ([`Syntax`]: scopes, bindings, assignments, calls,
+//! references, expressions); this module does the rest once: block scopes with bindings in
+//! source order, fields (`this.out`), qualified names through the file's imports, stream facts
+//! that flow through variables, fields and wrappers (`bufio.NewWriter(os.Stdout)`), redirections
+//! in source order and scope (`Console.SetOut(Console.Error)`), configurations whose target is
+//! set when built, later, or left to the default (a logback `ConsoleAppender`), and the sink rows
+//! of the language's table applied by [`sinks::check`]. Nothing here knows a library name.
+
+use super::{FastMap, FileFacts, Finding, is_transport_name, snippet};
+use crate::catalog::Rule;
+use crate::catalog::scan::{
+    STATIC_PRINT_CALL, STATIC_STDOUT_LOGGER, STATIC_STDOUT_REDIRECT, STATIC_STDOUT_WRITE,
+};
+use crate::scan::sinks::{self, Cond, Config, Dest, Means, Site, Table};
+use tree_sitter::Node;
+
+/// How deep evaluation follows variables and nested expressions.
+const MAX_DEPTH: u32 = 24;
+
+/// A value as far as the scan can tell.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Val {
+    /// A qualified name, a stream, or a call result (`x()`).
+    Path(String),
+    Str(String),
+    Int(i64),
+    Bool(bool),
+    Null,
+    /// A configuration under construction (index into the engine's list).
+    Config(usize),
+    Unknown,
+}
+
+/// What an expression node is, as the language's grammar says.
+pub enum Expr<'t> {
+    Ident(&'t str),
+    /// `object.name` (or `object::name`).
+    Member(Node<'t>, &'t str),
+    /// `this.name` / `self.name`.
+    Field(&'t str),
+    Call,
+    /// Parentheses, casts, `&x`, `await x`: the inner expression.
+    Inner(Node<'t>),
+    Str(String),
+    Int(i64),
+    Bool(bool),
+    Null,
+    /// A qualified name the language spelled out itself (a path inside a macro's tokens).
+    Path(String),
+    Unknown,
+}
+
+/// A call, a construction, a macro invocation or an object initializer.
+pub struct Call<'t> {
+    pub node: Node<'t>,
+    /// The receiver of a method, or the package/type of a qualified call.
+    pub receiver: Option<Node<'t>>,
+    /// The callee expression when there is no receiver (an identifier, a type).
+    pub callee: Option<Node<'t>>,
+    /// The method, function, type or macro name as written (last segment).
+    pub name: &'t str,
+    /// (name of a named argument/field, value, node to report a field at).
+    pub args: Vec<(Option<&'t str>, Node<'t>, Node<'t>)>,
+}
+
+/// What a node is.
+pub enum Shape<'t> {
+    /// A function, method, lambda or block. `entry`: `main`, a static initializer, top-level
+    /// code: its redirections hold for the whole file.
+    Scope {
+        function: bool,
+        entry: bool,
+    },
+    /// Names bound to values; `None` is a value the scan cannot know (a parameter).
+    Bind(Vec<(Node<'t>, Option<Node<'t>>)>),
+    Assign(Node<'t>, Node<'t>),
+    Call(Call<'t>),
+    /// A function passed by reference: receiver (`System.out`) or none, and the name.
+    Reference(Option<Node<'t>>, &'t str),
+    Other,
+}
+
+/// What a language tells the engine.
+pub trait Syntax<'t> {
+    fn shape(&self, node: Node<'t>) -> Shape<'t>;
+    fn expr(&self, node: Node<'t>) -> Expr<'t>;
+    /// The qualified name of an unbound identifier: an import, a package, a builtin
+    /// (`fmt` → `fmt`, `io` → `std::io`, `println` → `kotlin.io.println`).
+    fn qualify(&self, name: &str) -> Option<String>;
+    /// One spelling of a qualified name (`System.Console.WriteLine` → `Console.WriteLine`).
+    fn normalize(&self, path: String) -> String {
+        path
+    }
+    /// The separator of qualified names.
+    fn sep(&self) -> &'static str {
+        "."
+    }
+    /// A stdout write's payload is a single-line JSON serialization (the hand-written
+    /// transport).
+    fn is_payload(&self, _node: Node<'t>) -> bool {
+        false
+    }
+    /// Calls the file handed stdout to, with no row of their own, are reported as writes.
+    fn generic_stdout_args(&self) -> bool {
+        true
+    }
+}
+
+struct Scope<'t> {
+    parent: Option<usize>,
+    /// The innermost function scope (itself for a function).
+    function: usize,
+    entry: bool,
+    bindings: FastMap<&'t str, Vec<(usize, Val)>>,
+}
+
+struct Cfg<'t> {
+    row: &'static Config,
+    node: Node<'t>,
+    /// Where the target was chosen: the construction, or the setter that chose stdout.
+    at: Node<'t>,
+    dest: Dest,
+}
+
+/// A redirection in force from `pos` on: in its own function, and everywhere when it runs at
+/// an entry point.
+struct Redirect {
+    pos: usize,
+    function: usize,
+    entry: bool,
+    dest: Dest,
+}
+
+pub struct Engine<'t, S: Syntax<'t>> {
+    syn: S,
+    src: &'t [u8],
+    text: &'t str,
+    table: &'static Table,
+    scopes: Vec<Scope<'t>>,
+    fields: FastMap<&'t str, Val>,
+    redirects: Vec<Redirect>,
+    configs: Vec<Cfg<'t>>,
+    config_of: FastMap<usize, usize>,
+    pub facts: FileFacts,
+}
+
+impl<'t, S: Syntax<'t>> Engine<'t, S> {
+    pub fn new(syn: S, text: &'t str, table: &'static Table) -> Self {
+        Engine {
+            syn,
+            src: text.as_bytes(),
+            text,
+            table,
+            scopes: vec![Scope {
+                parent: None,
+                function: 0,
+                entry: true,
+                bindings: FastMap::default(),
+            }],
+            fields: FastMap::default(),
+            redirects: Vec::new(),
+            configs: Vec::new(),
+            config_of: FastMap::default(),
+            facts: FileFacts::default(),
+        }
+    }
+
+    /// One walk in document order, then the configurations still pointing at stdout.
+    pub fn run(mut self, root: Node<'t>) -> FileFacts {
+        super::walk(root, 0, |node, _parent, scope| self.visit(node, scope));
+        for c in std::mem::take(&mut self.configs) {
+            if c.dest == Dest::Stdout && c.row.triggers.is_empty() {
+                let name = snippet(c.node, self.src);
+                self.report(c.row.rule, c.at, sinks::message(c.row.message, &name, ""));
+            }
+        }
+        self.facts
+    }
+
+    /// Records that a row of the table took part in this file's analysis (for the test that
+    /// every row is exercised by a fixture).
+    fn note_row(&mut self, name: &'static str) {
+        if !self.facts.rows.contains(&name) {
+            self.facts.rows.push(name);
+        }
+    }
+
+    fn report(&mut self, rule: &'static Rule, node: Node<'t>, message: String) {
+        self.facts.findings.push(Finding::at(rule, node, message));
+    }
+
+    fn text(&self, node: Node<'t>) -> &'t str {
+        self.text.get(node.byte_range()).unwrap_or("")
+    }
+
+    fn visit(&mut self, node: Node<'t>, scope: usize) -> usize {
+        match self.syn.shape(node) {
+            Shape::Scope { function, entry } => {
+                let parent = &self.scopes[scope];
+                let id = self.scopes.len();
+                let function_scope = if function { id } else { parent.function };
+                let entry = if function { entry } else { parent.entry };
+                self.scopes.push(Scope {
+                    parent: Some(scope),
+                    function: function_scope,
+                    entry,
+                    bindings: FastMap::default(),
+                });
+                return id;
+            }
+            Shape::Bind(list) => {
+                for (name, value) in list {
+                    let v = match value {
+                        Some(v) => self.eval(v, scope, 0),
+                        None => Val::Unknown,
+                    };
+                    self.bind(scope, name, v);
+                }
+            }
+            Shape::Assign(target, value) => self.assign(node, target, value, scope),
+            Shape::Call(call) => self.call(&call, scope),
+            Shape::Reference(receiver, name) => self.reference(node, receiver, name, scope),
+            Shape::Other => {}
+        }
+        scope
+    }
+
+    fn bind(&mut self, scope: usize, name: Node<'t>, v: Val) {
+        let key = self.text(name);
+        if !key.is_empty() {
+            self.scopes[scope]
+                .bindings
+                .entry(key)
+                .or_default()
+                .push((name.start_byte(), v));
+        }
+    }
+
+    fn lookup(&self, name: &str, scope: usize, pos: usize) -> Option<&Val> {
+        let mut s = Some(scope);
+        while let Some(id) = s {
+            let sc = &self.scopes[id];
+            if let Some(list) = sc.bindings.get(name)
+                && let Some((_, v)) = list.iter().rev().find(|(p, _)| *p < pos)
+            {
+                return Some(v);
+            }
+            s = sc.parent;
+        }
+        None
+    }
+
+    // ------------------------------------------------------------------------- values
+
+    pub fn eval(&mut self, node: Node<'t>, scope: usize, depth: u32) -> Val {
+        if depth > MAX_DEPTH {
+            return Val::Unknown;
+        }
+        match self.syn.expr(node) {
+            Expr::Ident(name) => {
+                if let Some(v) = self.lookup(name, scope, node.start_byte()) {
+                    return v.clone();
+                }
+                if let Some(v) = self.fields.get(name) {
+                    return v.clone();
+                }
+                match self.syn.qualify(name) {
+                    Some(q) => Val::Path(self.syn.normalize(q)),
+                    None => Val::Path(name.to_string()),
+                }
+            }
+            Expr::Field(name) => self.fields.get(name).cloned().unwrap_or(Val::Unknown),
+            Expr::Member(obj, name) => match self.eval(obj, scope, depth + 1) {
+                Val::Path(p) => {
+                    Val::Path(self.syn.normalize(format!("{p}{}{name}", self.syn.sep())))
+                }
+                Val::Config(i) => Val::Config(i),
+                _ => Val::Unknown,
+            },
+            Expr::Call => match self.syn.shape(node) {
+                Shape::Call(call) => self.call_value(&call, scope, depth),
+                _ => Val::Unknown,
+            },
+            Expr::Inner(inner) => self.eval(inner, scope, depth + 1),
+            Expr::Str(s) => Val::Str(s),
+            Expr::Int(i) => Val::Int(i),
+            Expr::Bool(b) => Val::Bool(b),
+            Expr::Null => Val::Null,
+            Expr::Path(p) => Val::Path(self.syn.normalize(p)),
+            Expr::Unknown => Val::Unknown,
+        }
+    }
+
+    /// The qualified name a call goes to, and the receiver's value.
+    fn callee(&mut self, call: &Call<'t>, scope: usize, depth: u32) -> (Option<String>, Val) {
+        match (call.receiver, call.callee) {
+            (Some(r), _) => {
+                let recv = self.eval(r, scope, depth + 1);
+                let path = match &recv {
+                    Val::Path(p) => Some(self.syn.normalize(format!(
+                        "{p}{}{}",
+                        self.syn.sep(),
+                        call.name
+                    ))),
+                    _ => None,
+                };
+                (path, recv)
+            }
+            (None, Some(c)) => match self.eval(c, scope, depth + 1) {
+                Val::Path(p) => (Some(p), Val::Unknown),
+                _ => (None, Val::Unknown),
+            },
+            (None, None) => (None, Val::Unknown),
+        }
+    }
+
+    fn call_value(&mut self, call: &Call<'t>, scope: usize, depth: u32) -> Val {
+        let (path, recv) = self.callee(call, scope, depth);
+        if let Val::Config(i) = recv {
+            // A builder chain: its setters take effect before what the chain ends with.
+            let row = self.configs[i].row;
+            if row.setters.contains(&call.name)
+                && let Some((_, v, _)) = call.args.first()
+            {
+                let d = self.config_dest(row, *v, scope);
+                self.set_config(i, d, call.node);
+            }
+            return Val::Config(i);
+        }
+        let Some(path) = path else {
+            return Val::Unknown;
+        };
+        if let Some(row) = self.table.config(&path) {
+            self.note_row(row.name);
+            return Val::Config(self.config_at(row, call, scope));
+        }
+        let wrapper = self.table.wrapper(&path).or_else(|| {
+            self.stream_of(&recv).and_then(|_| {
+                self.table
+                    .wrapper(&format!("*{}{}", self.syn.sep(), call.name))
+            })
+        });
+        if let Some(w) = wrapper {
+            self.note_row(w.name);
+            if w.arg.pos.is_none() && w.arg.kw.is_none() {
+                return recv; // a method of a stream that returns the stream (`lock()`)
+            }
+            if let Some(a) = self.arg_of(call, w.arg.pos, w.arg.kw) {
+                let v = self.eval(a, scope, depth + 1);
+                if self.stream_of(&v).is_some() {
+                    return v;
+                }
+            }
+        }
+        Val::Path(format!("{path}()"))
+    }
+
+    /// The stream row of a value, if it is one.
+    fn stream_of(&self, v: &Val) -> Option<&'static sinks::StreamValue> {
+        match v {
+            Val::Path(p) => self.table.stream_value(p),
+            _ => None,
+        }
+    }
+
+    fn config_at(&mut self, row: &'static Config, call: &Call<'t>, scope: usize) -> usize {
+        if let Some(i) = self.config_of.get(&call.node.id()) {
+            return *i;
+        }
+        let dest = match self.arg_of(call, row.arg.pos, row.arg.kw) {
+            Some(a) => self.config_dest(row, a, scope),
+            None => row.arg.default,
+        };
+        self.configs.push(Cfg {
+            row,
+            node: call.node,
+            at: call.node,
+            dest,
+        });
+        let i = self.configs.len() - 1;
+        self.config_of.insert(call.node.id(), i);
+        i
+    }
+
+    fn arg_of(&self, call: &Call<'t>, pos: Option<u8>, kw: Option<&str>) -> Option<Node<'t>> {
+        if let Some(k) = kw
+            && let Some((_, v, _)) = call
+                .args
+                .iter()
+                .find(|(n, _, _)| n.is_some_and(|n| k.split('|').any(|k| k == n)))
+        {
+            return Some(*v);
+        }
+        let p = usize::from(pos?);
+        call.args
+            .iter()
+            .filter(|(n, _, _)| n.is_none())
+            .nth(p)
+            .map(|(_, v, _)| *v)
+    }
+
+    /// Where a value sends output.
+    fn dest(&mut self, value: Node<'t>, means: Means, default: Dest, scope: usize) -> Dest {
+        let v = self.eval(value, scope, 0);
+        match means {
+            Means::Presence | Means::Threshold => Dest::Other,
+            Means::StderrFlag => match v {
+                Val::Bool(true) => Dest::Stderr,
+                Val::Bool(false) => default,
+                _ => Dest::Unknown,
+            },
+            Means::Fd | Means::FileOrFd => match v {
+                Val::Int(1) => Dest::Stdout,
+                Val::Str(s) if s == "/dev/stdout" => Dest::Stdout,
+                _ => self.stream_of(&v).map_or(Dest::Other, |s| s.dest),
+            },
+            Means::ChildStdout if matches!(v, Val::Str(_)) => Dest::Stdout,
+            Means::Stream | Means::Sink | Means::ChildStdout => match &v {
+                Val::Null => default,
+                Val::Config(i) if means == Means::ChildStdout => self.configs[*i].dest,
+                Val::Unknown | Val::Config(_) => Dest::Unknown,
+                _ => match self.stream_of(&v) {
+                    Some(s) => s.dest,
+                    None if matches!(v, Val::Str(_) | Val::Int(_) | Val::Bool(_)) => Dest::Other,
+                    // A name the table does not know: a parameter, a file, a buffer.
+                    None => Dest::Unknown,
+                },
+            },
+        }
+    }
+
+    /// The target a configuration's argument or setter value selects.
+    fn config_dest(&mut self, row: &'static Config, value: Node<'t>, scope: usize) -> Dest {
+        let written = self.text(value);
+        let matches = |values: &[&str]| {
+            values.iter().any(|x| {
+                written == *x
+                    || written.trim_matches(['"', '\'']) == *x
+                    || written.ends_with(&format!(".{x}"))
+                    || written.ends_with(&format!("::{x}"))
+                    || written.contains(&format!("\"{x}\""))
+            })
+        };
+        if matches(row.stdout_values) {
+            return Dest::Stdout;
+        }
+        if matches(row.stderr_values) {
+            return Dest::Stderr;
+        }
+        match row.arg.means {
+            Means::Sink => Dest::Unknown,
+            m => self.dest(value, m, row.arg.default, scope),
+        }
+    }
+
+    // ------------------------------------------------------------------------- checks
+
+    /// Is a redirection away from stdout in force at this position? One made earlier in the
+    /// same function, or one made at an entry point (which runs before any other function).
+    fn redirected(&self, node: Node<'t>, scope: usize) -> bool {
+        let pos = node.start_byte();
+        let function = self.scopes[scope].function;
+        self.redirects
+            .iter()
+            .filter(|r| {
+                if r.function == function {
+                    r.pos <= pos
+                } else {
+                    r.entry
+                }
+            })
+            .max_by_key(|r| r.pos)
+            .is_some_and(|r| r.dest != Dest::Stdout)
+    }
+
+    fn call(&mut self, call: &Call<'t>, scope: usize) {
+        let (path, recv) = self.callee(call, scope, 0);
+        let sep = self.syn.sep();
+        let any = format!("*{sep}{}", call.name);
+        let name = snippet(call.receiver.or(call.callee).unwrap_or(call.node), self.src);
+        let name = if call.receiver.is_some() {
+            let full = self.text(call.node);
+            let end = full.find('(').unwrap_or(full.len());
+            snippet_str(&full[..end])
+        } else {
+            name
+        };
+        if let Val::Config(i) = recv {
+            self.config_method(i, call, scope);
+            return;
+        }
+        let path_str = path.as_deref().unwrap_or("");
+        if let Some(row) = self.table.redirect(path_str) {
+            self.note_row(row.name);
+            let dest = match self.arg_of(call, row.arg.pos, row.arg.kw) {
+                Some(a) => self.dest(a, Means::Stream, row.arg.default, scope),
+                None => row.arg.default,
+            };
+            self.redirect(call.node, row, dest, scope);
+            return;
+        }
+        let row = self.table.sink(path_str).or_else(|| self.table.sink(&any));
+        if let Some(row) = row {
+            self.note_row(row.name);
+            self.apply(row, call, scope, &name);
+            return;
+        }
+        if let Some(stream) = self.stream_of(&recv)
+            && stream.dest == Dest::Stdout
+        {
+            let rule = if self.table.print_methods.contains(&call.name) {
+                &STATIC_PRINT_CALL
+            } else if self.table.write_methods.contains(&call.name) {
+                &STATIC_STDOUT_WRITE
+            } else {
+                return;
+            };
+            if stream.follows && self.redirected(call.node, scope) {
+                return;
+            }
+            if call
+                .args
+                .first()
+                .is_some_and(|(_, v, _)| self.payload(*v, scope))
+            {
+                return;
+            }
+            self.report(rule, call.node, format!("`{name}(...)` writes to stdout"));
+            return;
+        }
+        if let Some(row) = self.table.config(path_str) {
+            self.note_row(row.name);
+            self.config_at(row, call, scope);
+            return;
+        }
+        if self.table.wrapper(path_str).is_some()
+            || self.table.stream_value(&format!("{path_str}()")).is_some()
+        {
+            return;
+        }
+        self.generic(call, path_str, scope, &name);
+    }
+
+    /// A single-line JSON serialization written to stdout: the hand-written transport.
+    fn payload(&mut self, node: Node<'t>, scope: usize) -> bool {
+        if self.syn.is_payload(node) {
+            return true;
+        }
+        match self.eval(node, scope, 0) {
+            Val::Path(p) => {
+                let p = p.to_ascii_lowercase();
+                p.contains("json")
+                    && [
+                        "marshal",
+                        "to_string",
+                        "to_vec",
+                        "serialize",
+                        "stringify",
+                        "writevalueasstring",
+                        "tojson",
+                        "encode",
+                    ]
+                    .iter()
+                    .any(|w| p.contains(w))
+            }
+            _ => false,
+        }
+    }
+
+    fn apply(&mut self, row: &'static sinks::Sink, call: &Call<'t>, scope: usize, name: &str) {
+        let verdict = {
+            let site = FlowSite {
+                engine: std::cell::RefCell::new(&mut *self),
+                call,
+                scope,
+            };
+            sinks::check(&row.arg, row.conds, &site)
+        };
+        if verdict.is_some() {
+            let why = match row.arg.kw {
+                Some(kw) => format!("without `{kw}`"),
+                None => String::new(),
+            };
+            self.report(row.rule, call.node, sinks::message(row.message, name, &why));
+        }
+    }
+
+    fn config_method(&mut self, i: usize, call: &Call<'t>, scope: usize) {
+        let row = self.configs[i].row;
+        if row.setters.contains(&call.name) {
+            if let Some((_, v, _)) = call.args.first() {
+                let d = self.config_dest(row, *v, scope);
+                self.set_config(i, d, call.node);
+            }
+        } else if row.triggers.contains(&call.name) && self.configs[i].dest == Dest::Stdout {
+            let name = snippet(self.configs[i].node, self.src);
+            self.report(
+                row.rule,
+                call.node,
+                sinks::message(row.message, &name, call.name),
+            );
+        }
+    }
+
+    fn set_config(&mut self, i: usize, dest: Dest, at: Node<'t>) {
+        let c = &mut self.configs[i];
+        c.dest = dest;
+        if dest == Dest::Stdout {
+            c.at = at;
+        }
+    }
+
+    fn redirect(&mut self, node: Node<'t>, row: &'static sinks::Sink, dest: Dest, scope: usize) {
+        let sc = &self.scopes[scope];
+        self.redirects.push(Redirect {
+            pos: node.end_byte(),
+            function: sc.function,
+            entry: sc.entry,
+            dest,
+        });
+        if dest != Dest::Stdout && dest != Dest::Unknown && !row.conds.contains(&Cond::Quiet) {
+            let what = snippet(node, self.src);
+            self.report(
+                &STATIC_STDOUT_REDIRECT,
+                node,
+                sinks::message(row.message, &what, ""),
+            );
+        }
+    }
+
+    /// A call with no row: stdout handed to it, or a stdout-writing function passed as a
+    /// callback.
+    fn generic(&mut self, call: &Call<'t>, path: &str, scope: usize, name: &str) {
+        let last = super::last_segment(path.trim_end_matches("()"));
+        let last = if last.is_empty() { call.name } else { last };
+        for (key, value, at) in call.args.clone() {
+            let v = self.eval(value, scope, 0);
+            if let Some(s) = self.stream_of(&v)
+                && s.dest == Dest::Stdout
+                && self.syn.generic_stdout_args()
+                && !is_transport_name(last)
+                && !is_transport_name(path)
+            {
+                if let Some(k) = key {
+                    // `Stdout: os.Stdout` in an initializer: a child's or a logger's output.
+                    let row = self.table.sink(&format!("*{}{k}", self.syn.sep()));
+                    if let Some(r) = row {
+                        self.note_row(r.name);
+                    }
+                    let rule = row.map_or(&STATIC_STDOUT_LOGGER, |r| r.rule);
+                    self.report(
+                        rule,
+                        at,
+                        format!("`{}` hands stdout to a writer", snippet(at, self.src)),
+                    );
+                    return;
+                }
+                let lower = format!("{path} {}", call.name).to_ascii_lowercase();
+                let rule = if ["log", "handler", "appender", "output", "sink"]
+                    .iter()
+                    .any(|w| lower.contains(w))
+                {
+                    &STATIC_STDOUT_LOGGER
+                } else {
+                    &STATIC_STDOUT_WRITE
+                };
+                self.report(
+                    rule,
+                    call.node,
+                    format!("`{name}(...)` is given stdout and writes to it"),
+                );
+                return;
+            }
+            if let Val::Path(p) = &v
+                && !matches!(self.syn.expr(value), Expr::Call)
+                && let Some(row) = self.table.sink(p)
+                && matches!(row.form, sinks::Form::Function | sinks::Form::Method)
+                && row.arg.pos.is_none()
+                && row.arg.kw.is_none()
+                && row.arg.default == Dest::Stdout
+                && !(row.conds.contains(&Cond::FollowsRedirect) && self.redirected(value, scope))
+            {
+                self.report(
+                    &STATIC_PRINT_CALL,
+                    value,
+                    format!(
+                        "`{}` is passed as a callback; every call of it writes to stdout",
+                        snippet(value, self.src)
+                    ),
+                );
+                return;
+            }
+        }
+    }
+
+    fn reference(
+        &mut self,
+        node: Node<'t>,
+        receiver: Option<Node<'t>>,
+        name: &'t str,
+        scope: usize,
+    ) {
+        let path = match receiver {
+            Some(r) => match self.eval(r, scope, 0) {
+                Val::Path(p) => {
+                    if let Some(s) = self.table.stream_value(&p)
+                        && s.dest == Dest::Stdout
+                        && (self.table.print_methods.contains(&name)
+                            || self.table.write_methods.contains(&name))
+                    {
+                        if !(s.follows && self.redirected(node, scope)) {
+                            self.report(&STATIC_PRINT_CALL, node, format!("`{}` is passed as a callback; every call of it writes to stdout", snippet(node, self.src)));
+                        }
+                        return;
+                    }
+                    format!("{p}{}{name}", self.syn.sep())
+                }
+                _ => return,
+            },
+            None => match self.syn.qualify(name) {
+                Some(q) => q,
+                None => return,
+            },
+        };
+        let path = self.syn.normalize(path);
+        if let Some(row) = self.table.sink(&path)
+            && row.arg.pos.is_none()
+            && row.arg.kw.is_none()
+            && row.arg.default == Dest::Stdout
+            && !(row.conds.contains(&Cond::FollowsRedirect) && self.redirected(node, scope))
+        {
+            self.note_row(row.name);
+            if row.form == sinks::Form::Property {
+                // A configuration value written in place (`Target::Stdout`).
+                let what = snippet(node, self.src);
+                self.report(row.rule, node, sinks::message(row.message, &what, ""));
+            } else {
+                self.report(
+                    &STATIC_PRINT_CALL,
+                    node,
+                    format!(
+                        "`{}` is passed as a callback; every call of it writes to stdout",
+                        snippet(node, self.src)
+                    ),
+                );
+            }
+        }
+    }
+
+    fn assign(&mut self, node: Node<'t>, target: Node<'t>, value: Node<'t>, scope: usize) {
+        match self.syn.expr(target) {
+            Expr::Ident(_) => {
+                let v = self.eval(value, scope, 0);
+                self.bind(scope, target, v);
+            }
+            Expr::Field(name) => {
+                let v = self.eval(value, scope, 0);
+                self.fields.insert(name, v);
+            }
+            Expr::Member(obj, name) => {
+                let recv = self.eval(obj, scope, 0);
+                if let Val::Config(i) = recv {
+                    let row = self.configs[i].row;
+                    if row.setters.contains(&name) {
+                        let d = self.config_dest(row, value, scope);
+                        self.set_config(i, d, node);
+                    }
+                    return;
+                }
+                let Val::Path(p) = recv else { return };
+                let path = self.syn.normalize(format!("{p}{}{name}", self.syn.sep()));
+                if let Some(row) = self.table.redirect(&path) {
+                    self.note_row(row.name);
+                    let d = self.dest(value, Means::Stream, Dest::Other, scope);
+                    self.redirect(node, row, d, scope);
+                    return;
+                }
+                let any = format!("*{}{name}", self.syn.sep());
+                if let Some(row) = self.table.sink(&path).or_else(|| self.table.sink(&any))
+                    && row.form == sinks::Form::Property
+                {
+                    self.note_row(row.name);
+                    let d = self.dest(value, row.arg.means, row.arg.default, scope);
+                    if d == Dest::Stdout {
+                        let what = snippet(node, self.src);
+                        self.report(row.rule, node, sinks::message(row.message, &what, ""));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn snippet_str(s: &str) -> String {
+    let line = s.lines().next().unwrap_or("");
+    let compact: String = line.split_whitespace().collect::<Vec<_>>().join(" ");
+    compact.chars().take(60).collect()
+}
+
+/// One call as the generic sink checker sees it.
+struct FlowSite<'a, 't, S: Syntax<'t>> {
+    engine: std::cell::RefCell<&'a mut Engine<'t, S>>,
+    call: &'a Call<'t>,
+    scope: usize,
+}
+
+impl<'t, S: Syntax<'t>> Site<'t> for FlowSite<'_, 't, S> {
+    fn arg(&self, pos: Option<u8>, kw: Option<&str>) -> Option<Node<'t>> {
+        self.engine.borrow().arg_of(self.call, pos, kw)
+    }
+
+    fn dest(&self, value: Node<'t>, means: Means, default: Dest) -> Dest {
+        self.engine
+            .borrow_mut()
+            .dest(value, means, default, self.scope)
+    }
+
+    fn holds(&self, cond: Cond) -> bool {
+        let mut e = self.engine.borrow_mut();
+        match cond {
+            Cond::FollowsRedirect => !e.redirected(self.call.node, self.scope),
+            Cond::FlagOff(k) => match e.arg_of(self.call, None, Some(k)) {
+                None => true,
+                Some(v) => e.eval(v, self.scope, 0) == Val::Bool(false),
+            },
+            Cond::NoSplat
+            | Cond::Satisfies(_)
+            | Cond::Unless(_)
+            | Cond::Quiet
+            | Cond::FdNotSaved => true,
+            Cond::Given(p, k) => e.arg_of(self.call, p, k).is_some(),
+            Cond::WriteMode(..) | Cond::NotJsonRpc | Cond::NotCaptured(_) => true,
+            Cond::NotPayload(p) => !e
+                .arg_of(self.call, Some(p), None)
+                .is_some_and(|v| e.payload(v, self.scope)),
+            Cond::FileLacks(n) => !e.text.contains(n),
+            Cond::CallLacks(n) => !e.text(self.call.node).contains(n),
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! C#'s stdout knowledge. `Console.SetOut(...)` is a redirection with no finding of its own:
+//! the MCP C# SDK's stdio transport writes to `Console.OpenStandardOutput()`, which `SetOut`
+//! does not touch, so `Console.SetOut(Console.Error)` is the usual fix and every later
+//! `Console.WriteLine` goes to stderr. Microsoft.Extensions.Logging's console provider writes
+//! to stdout unless `LogToStandardErrorThreshold` is set; Serilog's console sink unless
+//! `standardErrorFromLevel`; NLog's console target unless `StdErr` (older: `Error`).
+//! `Process.Start` with a file name starts the child with the server's stdout (no
+//! `RedirectStandardOutput`, and `UseShellExecute` is false by default on .NET Core).
+
+use super::Dest::*;
+use super::{
+    Arg, Cond, Config, Form, Means, Sink, StreamValue, Table, Wrapper, always, arg, stream,
+};
+use crate::catalog::scan::{
+    STATIC_PRINT_CALL as PRINT, STATIC_STDOUT_INHERIT as INHERIT, STATIC_STDOUT_LOGGER as LOGGER,
+    STATIC_STDOUT_REDIRECT as REDIRECT,
+};
+use crate::scan::lang::Lang;
+use Cond::*;
+use Form::*;
+
+const W0: Arg = arg(Some(0), None, Other, Means::Stream);
+const CONSOLE_LOGGER: &[Cond] = &[
+    CallLacks("LogToStandardErrorThreshold"),
+    FileLacks("Configure<ConsoleLoggerOptions>"),
+];
+
+macro_rules! row {
+    ($name:expr, $form:expr, $rule:expr, $arg:expr, $conds:expr, $msg:expr) => {
+        Sink {
+            name: $name,
+            form: $form,
+            rule: &$rule,
+            arg: $arg,
+            conds: $conds,
+            message: $msg,
+        }
+    };
+}
+
+static SINKS: &[Sink] = &[
+    row!(
+        "Console.Write",
+        Method,
+        PRINT,
+        always(Stdout),
+        &[FollowsRedirect],
+        "`{name}(...)` writes to stdout"
+    ),
+    row!(
+        "Console.WriteLine",
+        Method,
+        PRINT,
+        always(Stdout),
+        &[FollowsRedirect],
+        "`{name}(...)` writes to stdout"
+    ),
+    row!(
+        "*.AddConsole",
+        Method,
+        LOGGER,
+        always(Stdout),
+        CONSOLE_LOGGER,
+        "`{name}()` without `LogToStandardErrorThreshold` logs to stdout"
+    ),
+    row!(
+        "*.AddSimpleConsole",
+        Method,
+        LOGGER,
+        always(Stdout),
+        CONSOLE_LOGGER,
+        "`{name}()` without `LogToStandardErrorThreshold` logs to stdout"
+    ),
+    row!(
+        "*.AddJsonConsole",
+        Method,
+        LOGGER,
+        always(Stdout),
+        CONSOLE_LOGGER,
+        "`{name}()` without `LogToStandardErrorThreshold` logs to stdout"
+    ),
+    row!(
+        "*.AddSystemdConsole",
+        Method,
+        LOGGER,
+        always(Stdout),
+        CONSOLE_LOGGER,
+        "`{name}()` without `LogToStandardErrorThreshold` logs to stdout"
+    ),
+    row!(
+        "*.Console",
+        Method,
+        LOGGER,
+        arg(
+            None,
+            Some("standardErrorFromLevel"),
+            Stdout,
+            Means::Threshold
+        ),
+        &[],
+        "Serilog's `{name}()` without `standardErrorFromLevel` logs to stdout"
+    ),
+    row!(
+        "Process.Start",
+        Method,
+        INHERIT,
+        arg(
+            Some(0),
+            Some("fileName|startInfo"),
+            Other,
+            Means::ChildStdout
+        ),
+        &[],
+        "`{name}(...)` starts a child that writes to the server's stdout (no `RedirectStandardOutput`)"
+    ),
+];
+
+static REDIRECTS: &[Sink] = &[row!(
+    "Console.SetOut",
+    Method,
+    REDIRECT,
+    W0,
+    &[Quiet],
+    "`{name}` points Console.Out elsewhere"
+)];
+
+static WRAPPERS: &[Wrapper] = &[
+    Wrapper {
+        name: "StreamWriter",
+        form: Constructor,
+        arg: W0,
+    },
+    Wrapper {
+        name: "BufferedStream",
+        form: Constructor,
+        arg: W0,
+    },
+    Wrapper {
+        name: "TextWriter.Synchronized",
+        form: Method,
+        arg: W0,
+    },
+];
+
+static CONFIGS: &[Config] = &[
+    Config {
+        name: "ConsoleTarget",
+        form: Constructor,
+        library: "NLog",
+        rule: &LOGGER,
+        arg: arg(None, Some("StdErr|Error"), Stdout, Means::StderrFlag),
+        setters: &["StdErr", "Error"],
+        triggers: &[],
+        stdout_values: &[],
+        stderr_values: &[],
+        message: "NLog's `{name}` without `StdErr = true` logs to stdout",
+    },
+    Config {
+        name: "ColoredConsoleTarget",
+        form: Constructor,
+        library: "NLog",
+        rule: &LOGGER,
+        arg: arg(None, Some("StdErr|ErrorStream"), Stdout, Means::StderrFlag),
+        setters: &["StdErr", "ErrorStream"],
+        triggers: &[],
+        stdout_values: &[],
+        stderr_values: &[],
+        message: "NLog's `{name}` without `StdErr = true` logs to stdout",
+    },
+    Config {
+        name: "ProcessStartInfo",
+        form: Constructor,
+        library: "System.Diagnostics",
+        rule: &INHERIT,
+        arg: arg(
+            None,
+            Some("RedirectStandardOutput|UseShellExecute"),
+            Stdout,
+            Means::StderrFlag,
+        ),
+        setters: &["RedirectStandardOutput", "UseShellExecute"],
+        triggers: &["Start"],
+        stdout_values: &[],
+        stderr_values: &[],
+        message: "the child started with `{name}` writes to the server's stdout",
+    },
+];
+
+static STREAMS: &[StreamValue] = &[
+    stream("Console.Out", Stdout, true),
+    stream("Console.OpenStandardOutput()", Stdout, false),
+    stream("Console.Error", Stderr, true),
+    stream("Console.OpenStandardError()", Stderr, false),
+];
+
+pub static TABLE: Table = Table {
+    lang: Lang::CSharp,
+    sinks: SINKS,
+    streams: STREAMS,
+    wrappers: WRAPPERS,
+    configs: CONFIGS,
+    print_methods: &[],
+    write_methods: &[
+        "Write",
+        "WriteLine",
+        "WriteAsync",
+        "WriteLineAsync",
+        "WriteByte",
+    ],
+    redirects: REDIRECTS,
+    ubiquitous: &["*"],
+    extra_words: &[],
+    base: None,
+};
