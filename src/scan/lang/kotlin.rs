@@ -34,10 +34,10 @@ impl<'t> Kt<'t> {
         };
         let mut stack = vec![root];
         while let Some(n) = stack.pop() {
-            if n.kind() == "function_declaration" {
-                if let Some(name) = kt.name_of(n) {
-                    kt.defined.push(name);
-                }
+            if n.kind() == "function_declaration"
+                && let Some(name) = kt.name_of(n)
+            {
+                kt.defined.push(name);
             }
             let mut c = n.walk();
             stack.extend(n.named_children(&mut c));
