@@ -13,7 +13,13 @@ use std::path::{Path, PathBuf};
 /// `subprocess.run`, `Println`), without the markers the tables use (`*.`, `()`).
 fn spelled(t: &sinks::Table, name: &'static str) -> String {
     let anchor = t.anchor(name);
-    let tail = name.rsplit('/').next().unwrap_or(name);
+    if name.starts_with('/') {
+        return format!("'{name}'"); // a path, written as a string
+    }
+    let tail = match t.lang {
+        Lang::Go => name.rsplit('/').next().unwrap_or(name),
+        _ => name,
+    };
     let from = tail.find(anchor).unwrap_or(0);
     tail[from..].replace("()", "")
 }
@@ -29,41 +35,83 @@ fn stdout_spelling(t: &sinks::Table) -> String {
     spelled(t, s.name)
 }
 
+/// Every row as a line of code that must reach the parser: its spelling with the argument it
+/// reports with (nothing for a row whose default is stdout, `1` for a descriptor, a stdout
+/// value for a configuration, a stdout stream for a row that only reports when handed one).
+fn rows_as_lines(t: &'static sinks::Table) -> Vec<(&'static str, String)> {
+    let stdout = stdout_spelling(t);
+    let line = |name: &'static str, a: &sinks::Arg, values: &[&str]| {
+        let sp = spelled(t, name);
+        let arg = match a.means {
+            sinks::Means::Fd | sinks::Means::FileOrFd if a.default != sinks::Dest::Stdout => {
+                "1".to_string()
+            }
+            _ if a.default == sinks::Dest::Stdout => String::new(),
+            _ if !values.is_empty() => {
+                format!("'x', {{ {}: '{}' }}", a.kw.unwrap_or("v"), values[0])
+            }
+            sinks::Means::Stream | sinks::Means::Sink => stdout.clone(),
+            _ => String::new(),
+        };
+        (name, format!("{sp}({arg})"))
+    };
+    let mut out = Vec::new();
+    for s in t.sinks.iter().chain(t.redirects) {
+        out.push(line(s.name, &s.arg, &[]));
+    }
+    for w in t.wrappers {
+        out.push(line(w.name, &w.arg, &[]));
+    }
+    for c in t.configs.iter().filter(|c| c.form != sinks::Form::Property) {
+        out.push(line(c.name, &c.arg, c.stdout_values));
+    }
+    for s in t.streams.iter().filter(|s| s.dest == sinks::Dest::Stdout) {
+        out.push((s.name, format!("f({})", spelled(t, s.name))));
+    }
+    out
+}
+
+/// Whether the plan keeps the statement at `at` of a file far over the region threshold.
+fn plan_keeps(lang: Lang, src: &str, at: usize) -> bool {
+    let plan = match lang {
+        Lang::Python => plan::python(src.as_bytes(), 0),
+        _ => plan::javascript_planned(src.as_bytes(), 0),
+    };
+    match plan {
+        plan::Plan::Skip => false,
+        plan::Plan::Whole => true,
+        plan::Plan::Ranges(r) => r.iter().any(|(range, _)| range.contains(&at)),
+    }
+}
+
 #[test]
 fn the_prefilter_and_the_plan_keep_every_rows_spelling() {
     let mut failures = Vec::new();
     for t in sinks::tables() {
         let words = t.lang.prefilter();
         assert!(!words.is_empty(), "{:?}: no prefilter words", t.lang);
-        for name in t.names() {
-            let line = format!("{}({})", spelled(t, name), stdout_spelling(t));
+        for (name, line) in rows_as_lines(t) {
             if !words.iter().any(|w| line.contains(w)) {
                 failures.push(format!(
                     "{:?} `{name}`: `{line}` is filtered out by {words:?}",
                     t.lang
                 ));
             }
-            if t.lang == Lang::Python {
-                // Planned statement by statement: the line must be kept.
-                let filler = "x = 1\n".repeat(2000);
-                let module = name.split('.').next().unwrap_or("");
-                let src = format!(
-                    "import {module}\n{filler}{}\n{filler}",
-                    line.replacen(&spelled(t, name), name, 1).replace("()", "")
-                );
-                let kept = match plan::python(src.as_bytes(), 0) {
-                    plan::Plan::Skip => false,
-                    plan::Plan::Whole => true,
-                    plan::Plan::Ranges(r) => {
-                        let at = src
-                            .find(&line.replacen(&spelled(t, name), name, 1).replace("()", ""))
-                            .unwrap_or(0);
-                        r.iter().any(|(range, _)| range.contains(&at))
-                    }
-                };
-                if !kept {
-                    failures.push(format!("python `{name}`: the plan drops `{line}`"));
+            let (import, line) = match t.lang {
+                // Planned statement by statement: the line, fully qualified, must be kept.
+                Lang::Python => {
+                    let module = name.split('.').next().unwrap_or("");
+                    let full = line.replacen(&spelled(t, name), &name.replace("()", ""), 1);
+                    (format!("import {module}\n"), full)
                 }
+                Lang::JavaScript => (String::new(), line),
+                _ => continue,
+            };
+            let filler = "x = 1\n".repeat(2000);
+            let src = format!("{import}{filler}{line}\n{filler}");
+            let at = src.find(&line).unwrap_or(0);
+            if !plan_keeps(t.lang, &src, at) {
+                failures.push(format!("{:?} `{name}`: the plan drops `{line}`", t.lang));
             }
         }
     }

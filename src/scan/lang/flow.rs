@@ -830,6 +830,7 @@ impl<'t, S: Syntax<'t>> Site<'t> for FlowSite<'_, 't, S> {
             | Cond::Satisfies(_)
             | Cond::Unless(_)
             | Cond::Quiet
+            | Cond::NotFilter
             | Cond::FdNotSaved => true,
             Cond::Given(p, k) => e.arg_of(self.call, p, k).is_some(),
             Cond::WriteMode(..) | Cond::NotJsonRpc | Cond::NotCaptured(_) => true,

@@ -118,38 +118,16 @@ impl Lang {
     /// a file with none of them is never parsed. Every pattern a rule of the language can report
     /// contains one of these tokens (the fixture test proves it: it scans with the prefilter on).
     pub fn prefilter(self) -> &'static [&'static str] {
-        // Languages with a sink table derive theirs from it (`sinks::prefilter_words`).
+        // Derived from the language's sink table (`sinks::prefilter_words`).
         static DERIVED: LazyLock<Vec<(Lang, Vec<&'static str>)>> = LazyLock::new(|| {
-            crate::scan::sinks::tables()
-                .iter()
-                .map(|t| (t.lang, crate::scan::sinks::prefilter_words(t.lang)))
+            ALL.iter()
+                .map(|&l| (l, crate::scan::sinks::prefilter_words(l)))
                 .collect()
         });
-        let family = match self {
-            Lang::TypeScript | Lang::Tsx => Lang::JavaScript,
-            l => l,
-        };
-        if let Some((_, words)) = DERIVED.iter().find(|(l, _)| *l == family) {
-            return words;
-        }
-        match self {
-            Lang::Python => unreachable!("Python's words come from its sink table"),
-            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &[
-                "console", "Console", "stdout", "write", "pino", "winston", "bunyan", "inherit",
-                "fork", "stdio", "util", "/dev/", "fd",
-            ],
-            Lang::Go => &["fmt", "Stdout", "log"],
-            Lang::Rust => &[
-                "print",
-                "stdout",
-                "tracing_subscriber",
-                "Command",
-                "Target::Stdout",
-            ],
-            Lang::Java => &["System", "inheritIO", "PrintStream", "FileDescriptor"],
-            Lang::Kotlin => &["print", "System", "inheritIO"],
-            Lang::CSharp => &["Console", "AddConsole", "StandardOutput"],
-        }
+        DERIVED
+            .iter()
+            .find(|(l, _)| *l == self)
+            .map_or(&[], |(_, words)| words.as_slice())
     }
 
     /// The line-comment prefixes suppression markers may follow.

@@ -1436,7 +1436,7 @@ impl<'t> Site<'t> for PySite<'_, 't> {
             Cond::FdNotSaved => !py.saves_stdout_fd,
             Cond::FileLacks(n) => !py.text.contains(n),
             Cond::CallLacks(n) => !py.text(self.call).contains(n),
-            Cond::Quiet => true,
+            Cond::Quiet | Cond::NotFilter => true,
             Cond::Satisfies(_) | Cond::Unless(_) => true,
         }
     }

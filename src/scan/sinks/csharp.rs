@@ -147,6 +147,8 @@ static CONFIGS: &[Config] = &[
         name: "ConsoleTarget",
         form: Constructor,
         library: "NLog",
+        conds: &[],
+        keys: &[],
         rule: &LOGGER,
         arg: arg(None, Some("StdErr|Error"), Stdout, Means::StderrFlag),
         setters: &["StdErr", "Error"],
@@ -159,6 +161,8 @@ static CONFIGS: &[Config] = &[
         name: "ColoredConsoleTarget",
         form: Constructor,
         library: "NLog",
+        conds: &[],
+        keys: &[],
         rule: &LOGGER,
         arg: arg(None, Some("StdErr|ErrorStream"), Stdout, Means::StderrFlag),
         setters: &["StdErr", "ErrorStream"],
@@ -171,6 +175,8 @@ static CONFIGS: &[Config] = &[
         name: "ProcessStartInfo",
         form: Constructor,
         library: "System.Diagnostics",
+        conds: &[],
+        keys: &[],
         rule: &INHERIT,
         arg: arg(
             None,
@@ -210,5 +216,6 @@ pub static TABLE: Table = Table {
     redirects: REDIRECTS,
     ubiquitous: &["*"],
     extra_words: &[],
+    aliases: &[],
     base: None,
 };

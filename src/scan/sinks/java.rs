@@ -109,6 +109,8 @@ static CONFIGS: &[Config] = &[
         name: "ConsoleAppender",
         form: Constructor,
         library: "logback",
+        conds: &[],
+        keys: &[],
         rule: &LOGGER,
         arg: arg(None, None, Stdout, Means::Sink),
         setters: &["setTarget"],
@@ -121,6 +123,8 @@ static CONFIGS: &[Config] = &[
         name: "ConsoleAppender.newBuilder",
         form: Method,
         library: "log4j2",
+        conds: &[],
+        keys: &[],
         rule: &LOGGER,
         arg: arg(None, None, Stdout, Means::Sink),
         setters: &["setTarget", "withTarget"],
@@ -133,6 +137,8 @@ static CONFIGS: &[Config] = &[
         name: "ConsoleHandler",
         form: Constructor,
         library: "java.util.logging",
+        conds: &[],
+        keys: &[],
         rule: &LOGGER,
         arg: arg(None, None, Stderr, Means::Stream),
         setters: &[],
@@ -163,6 +169,7 @@ pub static TABLE: Table = Table {
     redirects: REDIRECTS,
     ubiquitous: &["*"],
     extra_words: &[],
+    aliases: &[],
     base: None,
 };
 
@@ -179,6 +186,7 @@ pub static KOTLIN: Table = Table {
     redirects: &[],
     ubiquitous: &["*", "kotlin", "io"],
     extra_words: &[],
+    aliases: &[],
     base: Some(&TABLE),
 };
 

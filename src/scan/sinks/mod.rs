@@ -8,6 +8,7 @@
 mod csharp;
 mod go;
 mod java;
+pub mod javascript;
 mod python;
 mod rust;
 
@@ -145,6 +146,10 @@ pub enum Cond {
     /// The redirection is no finding of its own (the SDK's transport does not use the
     /// redirected object).
     Quiet,
+    /// Not a filter of this name: a replacement that still calls the original (a filter passing
+    /// protocol lines through) is no redirection, and calls of the original inside it are the
+    /// filter's own.
+    NotFilter,
     /// The file satisfies this cross-file condition (for other rows' `Unless`).
     Satisfies(super::lang::Condition),
     /// Dropped when a scanned file satisfies the condition.
@@ -202,6 +207,12 @@ pub struct Config {
     pub name: &'static str,
     pub form: Form,
     pub library: &'static str,
+    /// Conditions checked where it is built, as for a sink row.
+    pub conds: &'static [Cond],
+    /// For a nested configuration (form `Property`): the properties of an options literal whose
+    /// string value names this row (`target: 'pino-pretty'`, `type: 'stdout'`). It is read
+    /// inside its library's rows' options.
+    pub keys: &'static [&'static str],
     pub rule: &'static Rule,
     /// The argument, option or property that selects the target, and the default.
     pub arg: Arg,
@@ -235,20 +246,27 @@ pub struct Table {
     pub ubiquitous: &'static [&'static str],
     /// Tokens the prefilter needs beyond the rows' names (fd writes, `/dev/stdout`).
     pub extra_words: &'static [&'static str],
+    /// Other spellings of a name's start, rewritten before a lookup (`pino.pino` → `pino`,
+    /// `require('pino').default`).
+    pub aliases: &'static [(&'static str, &'static str)],
     /// A table whose rows hold here too (Kotlin runs on the JVM: Java's rows).
     pub base: Option<&'static Table>,
 }
 
-/// The table of a language; `None` for the languages whose analyzer still holds its
-/// knowledge in code (JavaScript/TypeScript).
+/// The table of a language (TypeScript and TSX share JavaScript's).
 pub fn table(lang: Lang) -> Option<&'static Table> {
-    tables().into_iter().find(|t| t.lang == lang)
+    let family = match lang {
+        Lang::TypeScript | Lang::Tsx => Lang::JavaScript,
+        l => l,
+    };
+    tables().into_iter().find(|t| t.lang == family)
 }
 
 /// Every table.
 pub fn tables() -> Vec<&'static Table> {
     vec![
         &python::TABLE,
+        &javascript::TABLE,
         &go::TABLE,
         &java::TABLE,
         &java::KOTLIN,
@@ -275,8 +293,32 @@ impl Table {
         (self.wrappers.iter().find(|s| s.name == name)).or_else(|| self.base?.wrapper(name))
     }
 
+    /// The configuration row built by a call or constructor of this name.
     pub fn config(&self, name: &str) -> Option<&'static Config> {
-        (self.configs.iter().find(|s| s.name == name)).or_else(|| self.base?.config(name))
+        (self.configs.iter())
+            .find(|s| s.name == name && s.form != Form::Property)
+            .or_else(|| self.base?.config(name))
+    }
+
+    /// The nested configuration an options literal of `library` names with `key: value`.
+    pub fn target(&self, library: &str, key: &str, value: &str) -> Option<&'static Config> {
+        self.configs.iter().find(|c| {
+            c.form == Form::Property
+                && c.library == library
+                && c.name == value
+                && c.keys.contains(&key)
+        })
+    }
+
+    /// A function or method whose every call writes to stdout, whatever its arguments: passed
+    /// or stored as a value (`arr.forEach(console.log)`), each call of it does.
+    pub fn writes_when_called(&self, name: &str) -> Option<&'static Sink> {
+        self.sink(name).filter(|s| {
+            matches!(s.form, Form::Function | Form::Method)
+                && s.arg.pos.is_none()
+                && s.arg.kw.is_none()
+                && s.arg.default == Dest::Stdout
+        })
     }
 
     pub fn stream_value(&self, name: &str) -> Option<&'static StreamValue> {
@@ -299,7 +341,11 @@ impl Table {
     /// `builtins.print` → `print`, `fmt.Println` → `fmt`).
     pub fn anchor(&self, name: &'static str) -> &'static str {
         // Go import paths: the package's own name (`github.com/sirupsen/logrus` → `logrus`).
-        let name: &'static str = name.rsplit('/').next().unwrap_or(name);
+        let name: &'static str = if self.lang == Lang::Go {
+            name.rsplit('/').next().unwrap_or(name)
+        } else {
+            name
+        };
         let segments: Vec<&'static str> = name
             .split(['.', ':'])
             .filter(|s| !s.is_empty())
@@ -345,7 +391,8 @@ pub fn vocabulary(lang: Lang) -> Vec<&'static str> {
     for w in t.wrappers.iter().filter(|w| w.arg.default == Dest::Stdout) {
         add(t.anchor(w.name));
     }
-    for c in t.configs {
+    // A nested configuration is read only inside its library's rows, found by their words.
+    for c in t.configs.iter().filter(|c| c.form != Form::Property) {
         add(t.anchor(c.name));
     }
     for w in t.extra_words {
@@ -373,27 +420,32 @@ pub struct Verdict {
     pub explicit: bool,
 }
 
-/// Applies a row's stream argument and conditions: `Some` when the call writes to stdout.
-pub fn check<'t>(arg: &Arg, conds: &[Cond], site: &impl Site<'t>) -> Option<Verdict> {
+/// Where a row's stream argument sends output at a call site, and whether it was given.
+pub fn destination<'t>(arg: &Arg, site: &impl Site<'t>) -> (Dest, bool) {
     let given = if arg.pos.is_some() || arg.kw.is_some() {
         site.arg(arg.pos, arg.kw)
     } else {
         None
     };
-    let dest = match given {
-        None => arg.default,
-        Some(v) => site.dest(v, arg.means, arg.default),
-    };
+    match given {
+        None => (arg.default, false),
+        Some(v) => (site.dest(v, arg.means, arg.default), true),
+    }
+}
+
+/// Applies a row's stream argument and conditions: `Some` when the call writes to stdout.
+pub fn check<'t>(arg: &Arg, conds: &[Cond], site: &impl Site<'t>) -> Option<Verdict> {
+    let (dest, given) = destination(arg, site);
     if dest != Dest::Stdout {
         return None;
     }
     // A `**kwargs` spread only hides the stream argument when it is not given explicitly.
     conds
         .iter()
-        .all(|c| (*c == Cond::NoSplat && given.is_some()) || site.holds(*c))
+        .all(|c| (*c == Cond::NoSplat && given) || site.holds(*c))
         .then_some(Verdict {
             dest,
-            explicit: given.is_some(),
+            explicit: given,
         })
 }
 
@@ -443,12 +495,16 @@ pub fn markdown() -> String {
         }
         if !t.configs.is_empty() {
             out.push_str("\nConfiguration (loggers, appenders, child processes: reported when the target ends up stdout):\n\n");
-            out.push_str("| configuration | library | form | rule | target | set later by | default | stdout values | stderr values | reported at |\n");
-            out.push_str("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+            out.push_str("| configuration | library | form | rule | target | set later by | default | stdout values | stderr values | also needs | reported at |\n");
+            out.push_str("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
             for c in t.configs {
+                let name = match c.keys {
+                    [] => format!("`{}`", c.name),
+                    keys => format!("`{}: '{}'`", keys.join("|"), c.name),
+                };
                 out.push_str(&format!(
-                    "| `{}` | {} | {} | `{}` | {} | {} | {} | {} | {} | {} |\n",
-                    c.name,
+                    "| {} | {} | {} | `{}` | {} | {} | {} | {} | {} | {} | {} |\n",
+                    name,
                     c.library,
                     c.form.name(),
                     c.rule.code,
@@ -457,7 +513,10 @@ pub fn markdown() -> String {
                     c.arg.default.name(),
                     values_doc(c.stdout_values),
                     values_doc(c.stderr_values),
-                    if c.triggers.is_empty() {
+                    conds_doc(c.conds),
+                    if c.form == Form::Property {
+                        "inside its library's options".to_string()
+                    } else if c.triggers.is_empty() {
                         "construction".to_string()
                     } else {
                         values_doc(c.triggers)
@@ -546,7 +605,7 @@ fn conds_doc(conds: &[Cond]) -> String {
         .map(|c| match c {
             Cond::FollowsRedirect => "no redirection in force".to_string(),
             Cond::FlagOff(k) => format!("`{k}` off"),
-            Cond::NoSplat => "no `**kwargs`".to_string(),
+            Cond::NoSplat => "no `**kwargs` or options it cannot read".to_string(),
             Cond::Given(p, k) => match (p, k) {
                 (Some(p), Some(k)) => format!("arg #{p}/`{k}` given"),
                 (Some(p), None) => format!("arg #{p} given"),
@@ -561,6 +620,7 @@ fn conds_doc(conds: &[Cond]) -> String {
             Cond::FileLacks(n) => format!("no `{n}` in the file"),
             Cond::CallLacks(n) => format!("no `{n}` in the call"),
             Cond::Quiet => "no finding of its own".to_string(),
+            Cond::NotFilter => "not a filter that calls the original".to_string(),
             Cond::Satisfies(_) => "configures".to_string(),
             Cond::Unless(_) => "not configured in any scanned file".to_string(),
         })
@@ -631,4 +691,130 @@ pub fn plan_words(lang: Lang) -> Vec<&'static str> {
         .into_iter()
         .filter(|w| !fd_anchors.contains(w))
         .collect()
+}
+
+/// Where each anchor word may go on after a dot: `console` → `log`, `info`, ...; `stdout` →
+/// `write`, `end`, `fd`. A word followed by `.other` is a member of it no row names
+/// (`process.stdout.isTTY`, `util.inspect`), not a candidate. Alias spellings count
+/// (`pino.default`).
+pub fn continuations(lang: Lang) -> Vec<(&'static str, Vec<&'static str>)> {
+    let Some(t) = table(lang) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
+    let names = t.names().chain(t.aliases.iter().map(|(from, _)| *from));
+    for name in names {
+        let anchor = t.anchor(name);
+        let segments: Vec<&'static str> = name.split('.').collect();
+        let Some(i) = segments.iter().position(|s| *s == anchor) else {
+            continue;
+        };
+        let entry = match out.iter().position(|(w, _)| *w == anchor) {
+            Some(k) => &mut out[k].1,
+            None => {
+                out.push((anchor, Vec::new()));
+                &mut out.last_mut().expect("just pushed").1
+            }
+        };
+        if let Some(next) = segments.get(i + 1)
+            && !entry.contains(next)
+        {
+            entry.push(next);
+        }
+    }
+    out
+}
+
+/// How a plan recognizes a write to file descriptor 1 spelled without a candidate word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FdWord {
+    /// A call whose first argument is the descriptor, found after its owner or in an import
+    /// (`os.write(fd, ...)`, `from os import write`).
+    AfterOwner(&'static str),
+    /// A call whose first argument is a literal `1` (`open(1, "w")`, `writeSync(1, ...)`).
+    ArgOne,
+    /// An option set to a literal `1` (`{ fd: 1 }`, `destination: 1`).
+    OptionOne,
+}
+
+/// The words of file-descriptor writes: the last segment of every row whose first argument is
+/// a descriptor or a path (a descriptor argument proper is found after its owner; a path-or-fd
+/// argument when it is `1`), and the last segment of every option that takes a descriptor.
+pub fn fd_words(lang: Lang) -> Vec<(&'static str, FdWord)> {
+    let Some(t) = table(lang) else {
+        return Vec::new();
+    };
+    let args = t
+        .sinks
+        .iter()
+        .chain(t.redirects)
+        .map(|s| (s.name, s.arg))
+        .chain(t.wrappers.iter().map(|w| (w.name, w.arg)))
+        .chain(t.configs.iter().map(|c| (c.name, c.arg)));
+    let mut out: Vec<(&'static str, FdWord)> = Vec::new();
+    let mut add = |w: (&'static str, FdWord)| {
+        if !out.contains(&w) {
+            out.push(w);
+        }
+    };
+    for (name, a) in args {
+        if !matches!(a.means, Means::Fd | Means::FileOrFd) {
+            continue;
+        }
+        if a.pos == Some(0) {
+            let mut segments = name.rsplit(['.', ':']).filter(|s| !s.is_empty());
+            let last = segments.next().unwrap_or(name);
+            match (a.means, segments.next()) {
+                (Means::Fd, Some(owner)) => add((last, FdWord::AfterOwner(owner))),
+                _ => add((last, FdWord::ArgOne)),
+            }
+        }
+        for alt in a.kw.into_iter().flat_map(|k| k.split('|')) {
+            let last = alt.rsplit('.').next().unwrap_or(alt);
+            add((last, FdWord::OptionOne));
+        }
+    }
+    out
+}
+
+/// Words that make a short string literal a candidate: the stdout values' words and paths
+/// (`'/dev/stdout'`, `getattr(sys, "stdout")`, `"ext://sys.stdout"`), the option values that
+/// mean stdout (`stdio: 'inherit'`, `target: 'pino-pretty'`, `type: 'stdout'`), and in
+/// JavaScript, whose modules are named by strings, every word (`require('pino')`,
+/// `console['log']`).
+pub fn string_words(lang: Lang) -> Vec<&'static str> {
+    let Some(t) = table(lang) else {
+        return Vec::new();
+    };
+    let mut out: Vec<&'static str> = Vec::new();
+    let mut add = |w: &'static str| {
+        if !out.contains(&w) {
+            out.push(w);
+        }
+    };
+    if matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx) {
+        vocabulary(lang).into_iter().for_each(&mut add);
+    }
+    let streams = t
+        .streams
+        .iter()
+        .chain(t.base.map_or(&[][..], |b| b.streams));
+    for s in streams.filter(|s| s.dest == Dest::Stdout) {
+        add(t.anchor(s.name));
+    }
+    t.extra_words
+        .iter()
+        .filter(|w| w.contains('/'))
+        .for_each(|w| add(w));
+    let configs = t
+        .configs
+        .iter()
+        .chain(t.base.map_or(&[][..], |b| b.configs));
+    for c in configs {
+        c.stdout_values.iter().for_each(|w| add(w));
+        if c.form == Form::Property {
+            add(c.name);
+        }
+    }
+    out
 }

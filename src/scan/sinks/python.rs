@@ -636,6 +636,7 @@ pub static TABLE: Table = Table {
     ],
     // fd writes (`os.write(1, ...)`, `open(1, "w")`), `/dev/stdout` paths, `ext://sys.stdout`
     // config strings, `STDOUT_FILENO`.
+    aliases: &[],
     base: None,
     extra_words: &[
         "write",
