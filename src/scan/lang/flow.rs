@@ -283,7 +283,14 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 Shape::Call(call) => self.call_value(&call, scope, depth),
                 _ => Val::Unknown,
             },
-            Expr::Inner(inner) => self.eval(inner, scope, depth + 1),
+            // Parentheses nested any depth are one step (iterative: a hundred thousand of them
+            // must neither overflow the stack nor exhaust the depth bound).
+            Expr::Inner(mut inner) => {
+                while let Expr::Inner(i) = self.syn.expr(inner) {
+                    inner = i;
+                }
+                self.eval(inner, scope, depth + 1)
+            }
             Expr::Str(s) => Val::Str(s),
             Expr::Int(i) => Val::Int(i),
             Expr::Bool(b) => Val::Bool(b),
