@@ -385,14 +385,50 @@ fn scan_bytes(file: &Candidate, bytes: Vec<u8>, opts: &ScanOptions) -> FileOutco
         return out;
     };
     out.lang = Some(lang);
+    let Some((text, plan)) = planned(lang, bytes, opts) else {
+        out.prefiltered = true;
+        return out;
+    };
+    out.parsed_bytes = match &plan {
+        Plan::Ranges(r) => r.iter().map(|(r, _)| r.len() as u64).sum(),
+        _ => text.len() as u64,
+    };
+    let Some((tree, parsed_whole)) = parse(lang, &text, &plan) else {
+        out.skipped = true;
+        return out;
+    };
+    if parsed_whole {
+        out.parsed_bytes += text.len() as u64;
+    }
+    out.parsed = true;
+    let facts = lang::analyze(lang, &tree, &text);
+    out.satisfies = facts.satisfies;
+    let text = text.into_bytes();
+    let findings = checked(lang, &tree, &text, facts.findings, opts);
+    let ctx = Context::of(&file.display);
+    out.findings = findings
+        .into_iter()
+        .map(|f| {
+            let sev = lowered(f.rule, ctx);
+            (f, sev)
+        })
+        .collect();
+    if !out.findings.is_empty() {
+        out.text = Some(text);
+    }
+    out
+}
+
+/// The prefilter and the plan: `None` when the file holds no candidate; else its text (lossy
+/// for non-UTF-8 files) and what to parse of it.
+fn planned(lang: Lang, bytes: Vec<u8>, opts: &ScanOptions) -> Option<(String, Plan)> {
     if opts.prefilter
         && !lang
             .prefilter()
             .iter()
             .any(|t| memchr::memmem::find(&bytes, t.as_bytes()).is_some())
     {
-        out.prefiltered = true;
-        return out;
+        return None;
     }
     let plan_of = |text: &[u8]| {
         if !opts.prefilter {
@@ -407,31 +443,27 @@ fn scan_bytes(file: &Candidate, bytes: Vec<u8>, opts: &ScanOptions) -> FileOutco
         }
     };
     // The plan runs on the raw bytes, so a file ruled out is never even validated.
-    let mut plan = plan_of(&bytes);
+    let plan = plan_of(&bytes);
     if plan == Plan::Skip {
-        out.prefiltered = true;
-        return out;
+        return None;
     }
     // Non-UTF-8 text is scanned with replacement characters (planned again, since offsets
     // move): positions before the first bad byte are exact, and nothing crashes.
-    let text: String = match String::from_utf8(bytes) {
-        Ok(text) => text,
+    match String::from_utf8(bytes) {
+        Ok(text) => Some((text, plan)),
         Err(e) => {
             let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-            plan = plan_of(text.as_bytes());
-            if plan == Plan::Skip {
-                out.prefiltered = true;
-                return out;
-            }
-            text
+            let plan = plan_of(text.as_bytes());
+            (plan != Plan::Skip).then_some((text, plan))
         }
-    };
-    out.parsed_bytes = match &plan {
-        Plan::Ranges(r) => r.iter().map(|(r, _)| r.len() as u64).sum(),
-        _ => text.len() as u64,
-    };
-    let parsed_whole = std::cell::Cell::new(false);
-    let tree = PARSERS.with(|cell| {
+    }
+}
+
+/// Parses the planned ranges with the thread's parser of the language, or the whole text; true
+/// when the whole text was parsed after a planned parse (whose tree had a syntax error that
+/// may come from the cut).
+fn parse(lang: Lang, text: &str, plan: &Plan) -> Option<(tree_sitter::Tree, bool)> {
+    PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let parser = parsers.entry(lang).or_insert_with(|| {
             let mut p = tree_sitter::Parser::new();
@@ -439,34 +471,32 @@ fn scan_bytes(file: &Candidate, bytes: Vec<u8>, opts: &ScanOptions) -> FileOutco
                 .expect("bundled grammars match the tree-sitter core");
             p
         });
-        if let Plan::Ranges(ranges) = &plan {
+        let mut again = false;
+        if let Plan::Ranges(ranges) = plan {
             let ranges = ts_ranges(text.as_bytes(), ranges);
             if parser.set_included_ranges(&ranges).is_ok() {
                 let partial = parser.parse(text.as_bytes(), None);
                 let _ = parser.set_included_ranges(&[]);
-                // A syntax error in the kept statements may come from the cut: parse it all.
                 if let Some(t) = partial.filter(|t| !t.root_node().has_error()) {
-                    return Some(t);
+                    return Some((t, false));
                 }
-                parsed_whole.set(true);
+                again = true;
             }
         }
-        parser.parse(text.as_bytes(), None)
-    });
-    if parsed_whole.get() {
-        out.parsed_bytes += text.len() as u64;
-    }
-    let Some(tree) = tree else {
-        out.skipped = true;
-        return out;
-    };
-    out.parsed = true;
-    let facts = lang::analyze(lang, &tree, &text);
-    let text = text.into_bytes();
-    out.satisfies = facts.satisfies;
-    let ctx = Context::of(&file.display);
-    let mut findings: Vec<Finding> = facts
-        .findings
+        parser.parse(text.as_bytes(), None).map(|t| (t, again))
+    })
+}
+
+/// The analyzer's findings the options want, the parse-error note, inline suppressions applied,
+/// sorted and without duplicates.
+fn checked(
+    lang: Lang,
+    tree: &tree_sitter::Tree,
+    text: &[u8],
+    findings: Vec<Finding>,
+    opts: &ScanOptions,
+) -> Vec<Finding> {
+    let mut findings: Vec<Finding> = findings
         .into_iter()
         .filter(|f| opts.wants(f.rule))
         .collect();
@@ -493,8 +523,8 @@ fn scan_bytes(file: &Candidate, bytes: Vec<u8>, opts: &ScanOptions) -> FileOutco
             unless: None,
         });
     }
-    if !findings.is_empty() && suppress::may_have_markers(&text) {
-        let sups = suppress::collect(lang, &tree, &text);
+    if !findings.is_empty() && suppress::may_have_markers(text) {
+        let sups = suppress::collect(lang, tree, text);
         findings.retain(|f| {
             !sups
                 .iter()
@@ -503,17 +533,7 @@ fn scan_bytes(file: &Candidate, bytes: Vec<u8>, opts: &ScanOptions) -> FileOutco
     }
     findings.sort_by_key(|f| (f.start, f.end, f.rule.code));
     findings.dedup_by(|a, b| a.start == b.start && a.rule == b.rule);
-    out.findings = findings
-        .into_iter()
-        .map(|f| {
-            let sev = lowered(f.rule, ctx);
-            (f, sev)
-        })
-        .collect();
-    if !out.findings.is_empty() {
-        out.text = Some(text);
-    }
-    out
+    findings
 }
 
 /// Severity in context: write findings in tests and dev scripts are warnings (they do not run
