@@ -113,6 +113,8 @@ struct Scope<'t> {
     /// The innermost function scope (itself for a function).
     function: usize,
     entry: bool,
+    /// The bytes of the scope's node.
+    range: std::ops::Range<usize>,
     bindings: FastMap<&'t str, Vec<(usize, Val)>>,
 }
 
@@ -157,6 +159,7 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 parent: None,
                 function: 0,
                 entry: true,
+                range: 0..text.len(),
                 bindings: FastMap::default(),
             }],
             fields: FastMap::default(),
@@ -206,6 +209,7 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                     parent: Some(scope),
                     function: function_scope,
                     entry,
+                    range: node.byte_range(),
                     bindings: FastMap::default(),
                 });
                 return id;
@@ -364,8 +368,27 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
         Val::Path(format!("{path}()"))
     }
 
-    /// The stream row of a value, if it is one.
+    /// The text of the outermost function around a scope (below the file), or the whole file.
+    fn outer_function_text(&self, scope: usize) -> &'t str {
+        let mut f = self.scopes[scope].function;
+        while let Some(parent) = self.scopes[f].parent {
+            let up = self.scopes[parent].function;
+            if up == 0 {
+                break;
+            }
+            f = up;
+        }
+        self.text.get(self.scopes[f].range.clone()).unwrap_or("")
+    }
+
+    /// The stream row of a value, if it is one a write can go through (not a child's
+    /// `Redirect.INHERIT`).
     fn stream_of(&self, v: &Val) -> Option<&'static sinks::StreamValue> {
+        self.any_stream_of(v).filter(|s| !s.child)
+    }
+
+    /// The stream row of a value, child-only values included.
+    fn any_stream_of(&self, v: &Val) -> Option<&'static sinks::StreamValue> {
         match v {
             Val::Path(p) => self.table.stream_value(p),
             _ => None,
@@ -428,8 +451,9 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 Val::Null => default,
                 Val::Config(i) if means == Means::ChildStdout => self.configs[*i].dest,
                 Val::Unknown | Val::Config(_) => Dest::Unknown,
-                _ => match self.stream_of(&v) {
-                    Some(s) => s.dest,
+                _ => match self.any_stream_of(&v) {
+                    Some(s) if !s.child || means == Means::ChildStdout => s.dest,
+                    Some(_) => Dest::Other,
                     None if matches!(v, Val::Str(_) | Val::Int(_) | Val::Bool(_)) => Dest::Other,
                     // A name the table does not know: a parameter, a file, a buffer.
                     None => Dest::Unknown,
@@ -846,6 +870,7 @@ impl<'t, S: Syntax<'t>> Site<'t> for FlowSite<'_, 't, S> {
                 .is_some_and(|v| e.payload(v, self.scope)),
             Cond::FileLacks(n) => !e.text.contains(n),
             Cond::CallLacks(n) => !e.text(self.call.node).contains(n),
+            Cond::ScopeLacks(n) => !e.outer_function_text(self.scope).contains(n),
         }
     }
 }

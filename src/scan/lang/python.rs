@@ -1434,7 +1434,8 @@ impl<'t> Site<'t> for PySite<'_, 't> {
                     || (!args.kwstar && py.truthy(args.kw(k), scope) == Some(false))
             }
             Cond::FdNotSaved => !py.saves_stdout_fd,
-            Cond::FileLacks(n) => !py.text.contains(n),
+            // Python rows do not use it: the file.
+            Cond::FileLacks(n) | Cond::ScopeLacks(n) => !py.text.contains(n),
             Cond::CallLacks(n) => !py.text(self.call).contains(n),
             Cond::Quiet | Cond::NotFilter => true,
             Cond::Satisfies(_) | Cond::Unless(_) => true,

@@ -22,7 +22,7 @@ use Form::*;
 const W0: Arg = arg(Some(0), None, Other, Means::Stream);
 const CONSOLE_LOGGER: &[Cond] = &[
     CallLacks("LogToStandardErrorThreshold"),
-    FileLacks("Configure<ConsoleLoggerOptions>"),
+    ScopeLacks("Configure<ConsoleLoggerOptions>"),
 ];
 
 macro_rules! row {

@@ -6,7 +6,7 @@
 
 use super::Dest::*;
 use super::{
-    Arg, Cond, Config, Form, Means, Sink, StreamValue, Table, Wrapper, always, arg, stream,
+    Arg, Cond, Config, Form, Means, Sink, StreamValue, Table, Wrapper, always, arg, inherit, stream,
 };
 use crate::catalog::scan::{
     STATIC_STDOUT_INHERIT as INHERIT, STATIC_STDOUT_LOGGER as LOGGER,
@@ -152,8 +152,8 @@ static CONFIGS: &[Config] = &[
 static STREAMS: &[StreamValue] = &[
     stream("System.out", Stdout, true),
     stream("FileDescriptor.out", Stdout, false),
-    stream("ProcessBuilder.Redirect.INHERIT", Stdout, false),
-    stream("Redirect.INHERIT", Stdout, false),
+    inherit("ProcessBuilder.Redirect.INHERIT"),
+    inherit("Redirect.INHERIT"),
     stream("System.err", Stderr, true),
     stream("FileDescriptor.err", Stderr, false),
 ];

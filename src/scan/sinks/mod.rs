@@ -143,6 +143,10 @@ pub enum Cond {
     FileLacks(&'static str),
     /// The call's own text does not mention this name (an option set in its arguments).
     CallLacks(&'static str),
+    /// The outermost function around the call (the method a lambda is in; the whole file for
+    /// top-level code) does not mention this name: an option configured for the same host
+    /// (`services.Configure<ConsoleLoggerOptions>(...)`), not for another one in another method.
+    ScopeLacks(&'static str),
     /// The redirection is no finding of its own (the SDK's transport does not use the
     /// redirected object).
     Quiet,
@@ -178,6 +182,10 @@ pub struct StreamValue {
     /// Writes through it follow a redirection of the process's stdout object (`System.out`
     /// after `System.setOut`), unlike the raw descriptor (`FileDescriptor.out`).
     pub follows: bool,
+    /// Only a child process's output option reads it as the server's stream
+    /// (`Redirect.INHERIT`): handed to anything else (`redirectError(Redirect.INHERIT)`), it is
+    /// no stdout.
+    pub child: bool,
 }
 
 pub const fn stream(name: &'static str, dest: Dest, follows: bool) -> StreamValue {
@@ -185,6 +193,17 @@ pub const fn stream(name: &'static str, dest: Dest, follows: bool) -> StreamValu
         name,
         dest,
         follows,
+        child: false,
+    }
+}
+
+/// A value that means "the server's own stdout" to a child process's output option only.
+pub const fn inherit(name: &'static str) -> StreamValue {
+    StreamValue {
+        name,
+        dest: Dest::Stdout,
+        follows: false,
+        child: true,
     }
 }
 
@@ -536,6 +555,8 @@ pub fn markdown() -> String {
             .map(|s| {
                 let follows = if s.follows && s.dest == Dest::Stdout {
                     ", follows redirection"
+                } else if s.child {
+                    ", to a child's output option only"
                 } else {
                     ""
                 };
@@ -619,6 +640,7 @@ fn conds_doc(conds: &[Cond]) -> String {
             Cond::FdNotSaved => "fd 1 not saved".to_string(),
             Cond::FileLacks(n) => format!("no `{n}` in the file"),
             Cond::CallLacks(n) => format!("no `{n}` in the call"),
+            Cond::ScopeLacks(n) => format!("no `{n}` in the enclosing method"),
             Cond::Quiet => "no finding of its own".to_string(),
             Cond::NotFilter => "not a filter that calls the original".to_string(),
             Cond::Satisfies(_) => "configures".to_string(),
@@ -811,10 +833,33 @@ pub fn string_words(lang: Lang) -> Vec<&'static str> {
         .iter()
         .chain(t.base.map_or(&[][..], |b| b.configs));
     for c in configs {
-        c.stdout_values.iter().for_each(|w| add(w));
+        // A value matters only where it makes the row report: a configuration that writes to
+        // stdout by default reports without it.
+        if c.arg.default != Dest::Stdout {
+            c.stdout_values.iter().for_each(|w| add(w));
+        }
         if c.form == Form::Property {
             add(c.name);
         }
     }
     out
+}
+
+/// The anchors of rows reached only through a module (`util.log`, `child_process.spawn`,
+/// `pino`): not rooted in one of the language's `globals` (`console.log`,
+/// `process.stdout.write`). In JavaScript such a module is always named by a string
+/// (`require('util')`, `from 'node:child_process'`); the identifier is any local name.
+pub fn module_words(lang: Lang, globals: &[&str]) -> Vec<&'static str> {
+    let Some(t) = table(lang) else {
+        return Vec::new();
+    };
+    let words = plan_words(lang);
+    words
+        .into_iter()
+        .filter(|w| {
+            t.names()
+                .filter(|n| t.anchor(n) == *w)
+                .all(|n| !globals.contains(&n.split('.').next().unwrap_or(n)))
+        })
+        .collect()
 }

@@ -690,7 +690,8 @@ impl<'t> Site<'t> for JsSite<'_, 't> {
                 Some(v) => js.resolve(v, self.scope, 0) == Val::Bool(false),
             },
             Cond::CallLacks(n) => !js.text(self.node).contains(n),
-            Cond::FileLacks(n) => !js.text.contains(n),
+            // JS rows do not use it: the file.
+            Cond::FileLacks(n) | Cond::ScopeLacks(n) => !js.text.contains(n),
             Cond::FollowsRedirect
             | Cond::WriteMode(..)
             | Cond::NotCaptured(_)
