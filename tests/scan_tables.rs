@@ -104,7 +104,17 @@ fn the_prefilter_and_the_plan_keep_every_rows_spelling() {
                     let full = line.replacen(&spelled(t, name), &name.replace("()", ""), 1);
                     (format!("import {module}\n"), full)
                 }
-                Lang::JavaScript => (String::new(), line),
+                // A module is named by its string and bound to any local name.
+                Lang::JavaScript => {
+                    let module = name.split('.').next().unwrap_or("");
+                    if sinks::javascript::GLOBALS.contains(&module) || name.starts_with('/') {
+                        (String::new(), line)
+                    } else {
+                        let call = line.replacen(&spelled(t, name), &name.replace("()", ""), 1);
+                        let local = format!("m{}", &call[module.len()..]);
+                        (format!("import m from '{module}';\n"), local)
+                    }
+                }
                 _ => continue,
             };
             let filler = "x = 1\n".repeat(2000);

@@ -200,6 +200,7 @@ pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
         .collect();
     order.sort_by(|a, b| b.cmp(a));
     let next = AtomicUsize::new(0);
+    let budget = Budget::new(LARGE_FILES_IN_FLIGHT_BYTES);
     let mut outcomes: Vec<Option<FileOutcome>> = Vec::new();
     outcomes.resize_with(files.len(), || None);
     let results: Vec<Vec<(usize, FileOutcome)>> = std::thread::scope(|s| {
@@ -210,10 +211,25 @@ pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
                     .stack_size(WORKER_STACK_BYTES)
                     .spawn_scoped(s, || {
                         let mut mine = Vec::new();
+                        let scan = |i: usize, size: u64| {
+                            let o = scan_file_guarded(&files[i], opts);
+                            budget.release(size);
+                            (i, o)
+                        };
                         loop {
                             let k = next.fetch_add(1, Ordering::Relaxed);
-                            let Some(&(_, i)) = order.get(k) else { break };
-                            mine.push((i, scan_file_guarded(&files[i], opts)));
+                            let Some(&(size, i)) = order.get(k) else {
+                                break;
+                            };
+                            // A large file waits for memory: meanwhile, the next files.
+                            if budget.try_acquire(size) {
+                                mine.push(scan(i, size));
+                            } else {
+                                budget.defer(size, i);
+                            }
+                        }
+                        while let Some((size, i)) = budget.next_deferred() {
+                            mine.push(scan(i, size));
                         }
                         mine
                     })
@@ -269,6 +285,80 @@ pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
     stats.languages = langs;
     stats.duration = started.elapsed();
     Ok(ScanResult { issues, stats })
+}
+
+/// Files at least this large count against [`LARGE_FILES_IN_FLIGHT_BYTES`]; smaller ones never
+/// wait (their trees are small).
+const LARGE_FILE_BYTES: u64 = 256 * 1024;
+
+/// The most bytes of large files scanned at once: a tree costs tens of bytes per parsed byte,
+/// so two bundles of a few MB parsed side by side would take hundreds of MB. A file larger than
+/// this is scanned when no other large file is.
+const LARGE_FILES_IN_FLIGHT_BYTES: u64 = 3 * 1024 * 1024;
+
+/// The memory budget of the workers: the bytes of large files in flight, and the large files
+/// deferred until the budget has room (so no worker idles while one waits).
+struct Budget {
+    state: std::sync::Mutex<(u64, Vec<(u64, usize)>)>,
+    freed: std::sync::Condvar,
+    limit: u64,
+}
+
+impl Budget {
+    fn new(limit: u64) -> Budget {
+        Budget {
+            state: std::sync::Mutex::new((0, Vec::new())),
+            freed: std::sync::Condvar::new(),
+            limit,
+        }
+    }
+
+    fn fits(&self, used: u64, size: u64) -> bool {
+        used == 0 || used + size <= self.limit
+    }
+
+    /// Takes room for a file now, if there is.
+    fn try_acquire(&self, size: u64) -> bool {
+        if size < LARGE_FILE_BYTES {
+            return true;
+        }
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if self.fits(st.0, size) {
+            st.0 += size;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn defer(&self, size: u64, i: usize) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.1.push((size, i));
+    }
+
+    /// A deferred file with room taken for it, waiting for room when needed; `None` when none
+    /// is left.
+    fn next_deferred(&self) -> Option<(u64, usize)> {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let (size, i) = *st.1.last()?;
+            if self.fits(st.0, size) {
+                st.1.pop();
+                st.0 += size;
+                return Some((size, i));
+            }
+            st = self.freed.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn release(&self, size: u64) {
+        if size < LARGE_FILE_BYTES {
+            return;
+        }
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.0 -= size;
+        self.freed.notify_all();
+    }
 }
 
 /// One file's findings → `Issue`s with 1-based `Location::Source` positions (character

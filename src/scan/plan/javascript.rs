@@ -6,13 +6,13 @@ use super::{
     push_range, word_at,
 };
 use crate::scan::lang::Lang;
-use crate::scan::sinks::javascript::GLOBAL_OBJECTS;
+use crate::scan::sinks::javascript::{GLOBAL_OBJECTS, GLOBALS};
 use std::ops::Range;
 use std::sync::LazyLock;
 
 /// JavaScript's vocabulary, derived from its sink table; `globalThis.console` is `console`.
 pub(super) static VOCAB: LazyLock<Vocab> =
-    LazyLock::new(|| Vocab::derive(Lang::JavaScript, GLOBAL_OBJECTS, true));
+    LazyLock::new(|| Vocab::derive(Lang::JavaScript, GLOBAL_OBJECTS, Some(GLOBALS)));
 
 /// Keywords after which a `/` starts a regular expression, not a division.
 const REGEX_AFTER: &[&[u8]] = &[
@@ -481,8 +481,16 @@ mod tests {
             Plan::Skip
         );
         assert_eq!(
-            javascript(b"/* console.log */ let s = \"console.log\";"),
+            javascript(b"/* console.log */ let s = \"console\";"),
             Plan::Whole
+        );
+        // A string counts whole: a module, an option value, a path; prose does not.
+        assert_eq!(javascript(b"let s = \"console.log\";"), Plan::Skip);
+        assert_eq!(javascript(b"const u = require('./util');"), Plan::Skip);
+        assert_eq!(javascript(b"const u = require('node:util');"), Plan::Whole);
+        assert_eq!(
+            javascript(b"var util = x; util.inherits(a, b);"),
+            Plan::Skip
         );
         assert_eq!(javascript(b"let s = `${console.log(1)}`;"), Plan::Whole);
         assert_eq!(javascript(b"const p = require('pino');"), Plan::Whole);
@@ -493,7 +501,7 @@ mod tests {
         );
         assert_eq!(javascript(b"logger.log('x'); util.inspect(x);"), Plan::Skip);
         assert_eq!(javascript(b"process.stdout.write(x)"), Plan::Whole);
-        assert_eq!(javascript(b"util.log(x)"), Plan::Whole);
+        assert_eq!(javascript(b"import u from 'util'; u.log(x)"), Plan::Whole);
         assert_eq!(javascript(b"globalThis.console.info(x)"), Plan::Whole);
         assert_eq!(javascript(b"(console as any)\n  .log(x)"), Plan::Whole);
         // Members no row names: console.error is stderr, isTTY writes nothing.

@@ -69,12 +69,22 @@ pub struct Vocab {
     fd: Vec<(&'static [u8], FdWord)>,
     /// Words that make a short string a candidate (module names, option values, paths).
     strings: Vec<&'static [u8]>,
+    /// A string counts only when it is one of `strings` (after `node:`, before a `/subpath`):
+    /// JavaScript, where module specifiers, option values and paths are whole strings and a
+    /// substring (`'./util'`) is some other thing.
+    exact: bool,
 }
 
 impl Vocab {
-    fn derive(lang: Lang, extra_owners: &[&'static str], continue_only: bool) -> Vocab {
+    /// The vocabulary of a language. `globals` (JavaScript): the names code uses without an
+    /// import; a word reached only through a module (`util`, `pino`) is then no identifier
+    /// word (the local name is anyone's choice), its module string is, and strings match whole
+    /// and members after a word must be ones a row names.
+    fn derive(lang: Lang, extra_owners: &[&'static str], globals: Option<&[&str]>) -> Vocab {
+        let modules = globals.map_or_else(Vec::new, |g| sinks::module_words(lang, g));
         let words: WordSet<'static> = sinks::plan_words(lang)
             .into_iter()
+            .filter(|w| !modules.contains(w))
             .map(str::as_bytes)
             .collect();
         let mut first = [false; 256];
@@ -87,7 +97,7 @@ impl Vocab {
         let mut owners: Vec<&'static [u8]> =
             sinks::owners(lang).into_iter().map(str::as_bytes).collect();
         owners.extend(extra_owners.iter().map(|o| o.as_bytes()));
-        let next = if continue_only {
+        let next = if globals.is_some() {
             sinks::continuations(lang)
                 .into_iter()
                 .filter(|(w, _)| words.contains(w.as_bytes()))
@@ -111,6 +121,7 @@ impl Vocab {
                 .into_iter()
                 .map(str::as_bytes)
                 .collect(),
+            exact: globals.is_some(),
         }
     }
 
@@ -123,11 +134,19 @@ impl Vocab {
 
     /// Does a short string's content make its statement a candidate?
     fn string_hit(&self, content: &[u8]) -> bool {
-        content.len() <= SHORT_STRING
-            && self
-                .strings
-                .iter()
-                .any(|w| memchr::memmem::find(content, w).is_some())
+        if content.len() > SHORT_STRING {
+            return false;
+        }
+        if self.exact {
+            let c = content.strip_prefix(b"node:").unwrap_or(content);
+            return self.strings.iter().any(|w| {
+                c.strip_prefix(*w)
+                    .is_some_and(|rest| rest.is_empty() || rest[0] == b'/')
+            });
+        }
+        self.strings
+            .iter()
+            .any(|w| memchr::memmem::find(content, w).is_some())
     }
 
     /// Is a candidate word after `owner.` still a candidate?
@@ -346,13 +365,20 @@ mod tests {
             !v.continues(src, s, e),
             "process.stdout.isTTY writes nothing"
         );
-        let (s, e) = at("util");
-        assert!(!v.continues(src, s, e), "util.inspect writes nothing");
         assert!(v.owned_by(b"process") && v.owned_by(b"globalThis") && !v.owned_by(b"proc"));
         assert!(v.fd_hit(b"writeSync(1, x)", 0, 9, false));
         assert!(v.fd_hit(b"{ fd: 1 }", 2, 4, false));
         assert!(!v.fd_hit(b"{ fd: 12 }", 2, 4, false));
         assert!(v.string_hit(b"inherit") && v.string_hit(b"pino-pretty"));
+        assert!(v.string_hit(b"node:child_process") && v.string_hit(b"consola/basic"));
+        assert!(
+            !v.string_hit(b"./util") && !v.string_hit(b"utility"),
+            "not node's util"
+        );
+        assert!(
+            !v.is_word(b"util"),
+            "a module is named by its string, not by a local name"
+        );
         assert!(!v.string_hit(b"a long message that mentions the console in passing"));
     }
 

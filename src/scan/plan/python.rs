@@ -11,8 +11,7 @@ use std::ops::Range;
 use std::sync::LazyLock;
 
 /// Python's vocabulary, derived from its sink table.
-pub(super) static VOCAB: LazyLock<Vocab> =
-    LazyLock::new(|| Vocab::derive(Lang::Python, &[], false));
+pub(super) static VOCAB: LazyLock<Vocab> = LazyLock::new(|| Vocab::derive(Lang::Python, &[], None));
 
 const BLOCK_KEYWORDS: &[&[u8]] = &[
     b"def", b"class", b"async", b"if", b"for", b"while", b"try", b"with", b"match", b"@",
