@@ -2,8 +2,8 @@
 //! regular expressions and comments; statements start in column 0 outside brackets.
 
 use super::{
-    Plan, SHORT_STATEMENT, Stmt, Vocab, follow_aliases, is_ident, is_ident_start, owner_before,
-    push_range, word_at,
+    Plan, SHORT_STATEMENT, Stmt, Vocab, WordSet, follow_aliases, is_ident, is_ident_start,
+    owner_before, push_range, word_at,
 };
 use crate::scan::lang::Lang;
 use crate::scan::sinks::javascript::{GLOBAL_OBJECTS, GLOBALS};
@@ -30,6 +30,69 @@ const REGEX_AFTER: &[&[u8]] = &[
     b"yield",
     b"await",
     b"instanceof",
+];
+
+/// Keywords that start a statement and can never go on with an expression: after a block's
+/// `}`, one of them starts a new statement.
+const STATEMENT_KEYWORDS: &[&[u8]] = &[
+    b"function",
+    b"var",
+    b"let",
+    b"const",
+    b"class",
+    b"if",
+    b"for",
+    b"return",
+    b"throw",
+    b"try",
+    b"switch",
+    b"break",
+    b"continue",
+];
+
+/// Reserved words: never a name that a kept statement's binding could be about.
+const RESERVED: &[&[u8]] = &[
+    b"break",
+    b"case",
+    b"catch",
+    b"class",
+    b"const",
+    b"continue",
+    b"debugger",
+    b"default",
+    b"delete",
+    b"do",
+    b"else",
+    b"export",
+    b"extends",
+    b"false",
+    b"finally",
+    b"for",
+    b"function",
+    b"if",
+    b"import",
+    b"in",
+    b"instanceof",
+    b"let",
+    b"new",
+    b"null",
+    b"return",
+    b"super",
+    b"switch",
+    b"this",
+    b"throw",
+    b"true",
+    b"try",
+    b"typeof",
+    b"var",
+    b"void",
+    b"while",
+    b"with",
+    b"yield",
+    b"async",
+    b"await",
+    b"of",
+    b"undefined",
 ];
 
 /// Words before the first `=` of a statement that bind nothing themselves.
@@ -79,7 +142,7 @@ pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
         return Plan::Whole;
     }
     let mut keep: Vec<bool> = stmts.iter().map(|s| s.hit).collect();
-    follow_aliases(src, &stmts, &mut keep, |_| true);
+    let names = follow_aliases(src, &stmts, &mut keep, |_| true);
     let mut ranges: Vec<(Range<usize>, usize)> = Vec::new();
     let mut all = true;
     for (i, s) in stmts.iter().enumerate() {
@@ -87,12 +150,152 @@ pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
             all = false;
             continue;
         }
-        push_range(&mut ranges, s.start..s.end, s.row);
+        // Large kept statements (bundles wrapped in one function, big functions) are parsed
+        // with only the statements of their function bodies that can matter.
+        let parts = if keep[i] {
+            block_parts(src, s.start..s.end, s.row, &names, region_min_bytes / 16, 0)
+        } else {
+            None
+        };
+        if parts.is_some() {
+            all = false;
+        }
+        for (r, row) in parts.unwrap_or_else(|| vec![(s.start..s.end, s.row)]) {
+            push_range(&mut ranges, r, row);
+        }
     }
     if all {
         Plan::Whole
     } else {
         Plan::Ranges(ranges)
+    }
+}
+
+/// The kept parts of a large kept statement: everything but the statements of its outermost
+/// function bodies, of which only those that can matter stay: candidates, short simple
+/// statements, and every statement that mentions a name the kept ones use (so the bindings of
+/// those names stay, wherever they are hoisted from), recursively into large kept statements.
+/// A body none of whose statements matters is left empty. `None`: keep it whole.
+fn block_parts(
+    src: &[u8],
+    span: Range<usize>,
+    row: usize,
+    extra: &WordSet,
+    min_bytes: usize,
+    depth: u32,
+) -> Option<Vec<(Range<usize>, usize)>> {
+    if span.len() < min_bytes || depth > 8 {
+        return None;
+    }
+    let mut lexed = Lexer::span(src, span.clone(), row, true);
+    lexed.run();
+    if lexed.depth != 0
+        || lexed.in_template
+        || lexed.cur.malformed
+        || lexed.stmts.iter().any(|s| s.malformed)
+    {
+        return None;
+    }
+    let bodies: Vec<Range<usize>> = std::mem::take(&mut lexed.bodies)
+        .into_iter()
+        .filter(|b| b.len() >= min_bytes)
+        .collect();
+    if bodies.is_empty() {
+        return None;
+    }
+    let rows = Rows::new(src, span.start, row);
+    let mut parts: Vec<(Range<usize>, usize)> = Vec::new();
+    let mut from = span.start;
+    for body in bodies {
+        push_range(&mut parts, from..body.start, rows.at(from));
+        for (r, row) in body_parts(
+            src,
+            body.clone(),
+            rows.at(body.start),
+            extra,
+            min_bytes,
+            depth,
+        )? {
+            push_range(&mut parts, r, row);
+        }
+        from = body.end;
+    }
+    push_range(&mut parts, from..span.end, rows.at(from));
+    Some(parts)
+}
+
+/// The statements of one function body that can matter (see [`block_parts`]).
+fn body_parts(
+    src: &[u8],
+    body: Range<usize>,
+    row: usize,
+    extra: &WordSet,
+    min_bytes: usize,
+    depth: u32,
+) -> Option<Vec<(Range<usize>, usize)>> {
+    let members = Lexer::span(src, body, row, true).statements();
+    if members.iter().any(|m| m.malformed) {
+        return None;
+    }
+    let uses = |m: &Stmt, set: &WordSet| m.idents.iter().any(|r| set.contains(&src[r.clone()]));
+    let mut names: WordSet = extra.clone();
+    let mut keep: Vec<bool> = members
+        .iter()
+        .map(|m| m.hit || (!m.block && m.end - m.start <= SHORT_STATEMENT) || uses(m, &names))
+        .collect();
+    // Everything the kept statements mention may be bound anywhere in the body.
+    for _ in 0..3 {
+        let before = names.len();
+        for (m, k) in members.iter().zip(&keep) {
+            if *k {
+                names.extend(
+                    m.idents
+                        .iter()
+                        .map(|r| &src[r.clone()])
+                        .filter(|w| !RESERVED.contains(w)),
+                );
+            }
+        }
+        for (m, k) in members.iter().zip(keep.iter_mut()) {
+            *k |= uses(m, &names);
+        }
+        if names.len() == before {
+            break;
+        }
+    }
+    let mut parts = Vec::new();
+    for (m, k) in members.iter().zip(&keep) {
+        if !*k {
+            continue;
+        }
+        let inner = block_parts(src, m.start..m.end, m.row, &names, min_bytes, depth + 1);
+        for (r, row) in inner.unwrap_or_else(|| vec![(m.start..m.end, m.row)]) {
+            push_range(&mut parts, r, row);
+        }
+    }
+    Some(parts)
+}
+
+/// Rows of positions at or after a start, counted as the positions go forward.
+struct Rows<'s> {
+    src: &'s [u8],
+    at: std::cell::Cell<(usize, usize)>,
+}
+
+impl<'s> Rows<'s> {
+    fn new(src: &'s [u8], start: usize, row: usize) -> Rows<'s> {
+        Rows {
+            src,
+            at: std::cell::Cell::new((start, row)),
+        }
+    }
+
+    /// The row of `pos` (positions asked in increasing order).
+    fn at(&self, pos: usize) -> usize {
+        let (from, row) = self.at.get();
+        let row = row + memchr::memchr_iter(b'\n', &self.src[from..pos]).count();
+        self.at.set((pos, row));
+        row
     }
 }
 
@@ -156,7 +359,16 @@ fn quoted(src: &[u8], i: usize) -> (usize, bool) {
 /// a template). Identifiers are recorded with the names bound before the first `=`
 /// (`const { log } = console` binds `log`).
 struct Lexer<'s> {
+    /// The source up to the end of the span lexed (positions stay the file's).
     src: &'s [u8],
+    /// Inside a block (a function body): statements end at `;` and at a `}` followed by a
+    /// statement keyword, not at line starts.
+    block: bool,
+    /// The open brackets: the byte that opened each, where, and whether it opened a function
+    /// body (`) {`, `=> {`).
+    open: Vec<(u8, usize, bool)>,
+    /// The contents of the outermost function bodies met, in order.
+    bodies: Vec<Range<usize>>,
     stmts: Vec<Stmt>,
     cur: Stmt,
     depth: i32,
@@ -175,13 +387,25 @@ struct Lexer<'s> {
 
 impl<'s> Lexer<'s> {
     fn new(src: &'s [u8]) -> Lexer<'s> {
+        Lexer::span(src, 0..src.len(), 0, false)
+    }
+
+    /// A lexer of `span` (starting at `row`); `block`: the span is a block's contents.
+    fn span(src: &'s [u8], span: Range<usize>, row: usize, block: bool) -> Lexer<'s> {
         Lexer {
-            src,
+            src: &src[..span.end],
+            block,
+            open: Vec::new(),
+            bodies: Vec::new(),
             stmts: Vec::new(),
-            cur: Stmt::default(),
+            cur: Stmt {
+                start: span.start,
+                row,
+                ..Stmt::default()
+            },
             depth: 0,
-            row: 0,
-            i: 0,
+            row,
+            i: span.start,
             at_line_start: true,
             prev: b';',
             prev_word: b"",
@@ -192,6 +416,12 @@ impl<'s> Lexer<'s> {
     }
 
     fn statements(mut self) -> Vec<Stmt> {
+        self.run();
+        self.finish()
+    }
+
+    /// Lexes the span to its end.
+    fn run(&mut self) {
         while self.i < self.src.len() {
             if self.in_template {
                 if !self.template_text() {
@@ -199,11 +429,15 @@ impl<'s> Lexer<'s> {
                 }
                 continue;
             }
-            if self.at_line_start {
+            if self.at_line_start && !self.block {
                 self.line_start();
             }
             self.token();
         }
+    }
+
+    /// The statements, with the names each binds.
+    fn finish(mut self) -> Vec<Stmt> {
         self.cur.end = self.src.len();
         // A template, bracket or substitution still open at the end of the file.
         self.cur.malformed |= self.in_template || self.depth != 0 || !self.templates.is_empty();
@@ -250,6 +484,7 @@ impl<'s> Lexer<'s> {
             }
             _ if src.get(self.i + 1) == Some(&b'{') => {
                 self.templates.push(self.depth);
+                self.open.push((b'$', self.i, false));
                 self.depth += 1;
                 self.in_template = false;
                 self.prev = b'{';
@@ -340,19 +575,18 @@ impl<'s> Lexer<'s> {
                 self.i += 1;
             }
             b'(' | b'[' | b'{' => {
+                let body = b == b'{' && self.body_starts();
+                self.cur.block |= b == b'{' && self.depth == 0;
+                self.open.push((b, self.i, body));
                 self.depth += 1;
                 self.prev = b;
                 self.i += 1;
             }
-            b')' | b']' | b'}' => {
-                self.cur.malformed |= self.depth == 0;
-                self.depth = (self.depth - 1).max(0);
-                if b == b'}' && self.templates.last() == Some(&self.depth) {
-                    self.templates.pop();
-                    self.in_template = true;
-                }
+            b')' | b']' | b'}' => self.close(b),
+            b';' if self.block && self.depth == 0 => {
                 self.prev = b;
                 self.i += 1;
+                self.end_statement();
             }
             b'=' => {
                 let next = src.get(self.i + 1).copied();
@@ -372,6 +606,50 @@ impl<'s> Lexer<'s> {
                 self.i += 1;
             }
         }
+    }
+
+    /// A closing bracket: the outermost function bodies are recorded; in a block, a `}` at the
+    /// statement's level followed by a statement keyword ends the statement.
+    fn close(&mut self, b: u8) {
+        self.cur.malformed |= self.depth == 0;
+        self.depth = (self.depth - 1).max(0);
+        let opened = self.open.pop();
+        if let Some((b'{', at, true)) = opened
+            && !self.open.iter().any(|o| o.2)
+        {
+            self.bodies.push(at + 1..self.i);
+        }
+        if b == b'}' && self.templates.last() == Some(&self.depth) {
+            self.templates.pop();
+            self.in_template = true;
+        }
+        self.prev = b;
+        self.i += 1;
+        if self.block && b == b'}' && self.depth == 0 && self.statement_follows() {
+            self.end_statement();
+        }
+    }
+
+    /// Does a `{` here open a function body (after `)` or `=>`)?
+    fn body_starts(&self) -> bool {
+        let before = self.src[..self.i].trim_ascii_end();
+        before.ends_with(b")") || before.ends_with(b"=>")
+    }
+
+    /// After a block's `}`: does a statement keyword (which cannot go on with an expression)
+    /// or the end of the block come next?
+    fn statement_follows(&self) -> bool {
+        let rest = self.src[self.i..].trim_ascii_start();
+        rest.is_empty() || STATEMENT_KEYWORDS.contains(&word_at(rest, 0))
+    }
+
+    /// Ends the current statement here (inside a block).
+    fn end_statement(&mut self) {
+        self.cur.end = self.i;
+        self.stmts.push(std::mem::take(&mut self.cur));
+        self.cur.start = self.i;
+        self.cur.row = self.row;
+        self.eq_seen = false;
     }
 
     /// After these, a `/` starts a regular expression literal, not a division.
