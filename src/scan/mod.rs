@@ -400,7 +400,11 @@ fn source_issues(
         if let Some(l) = lang {
             issue = issue.field("language", l.name());
         }
-        let ctx = Context::of(&file.display);
+        let ctx = if f.test {
+            Context::Test
+        } else {
+            Context::of(&file.display)
+        };
         if let Some(label) = ctx.label() {
             issue = issue.field("context", label);
         }
@@ -499,7 +503,7 @@ fn scan_bytes(file: &Candidate, bytes: Vec<u8>, opts: &ScanOptions) -> FileOutco
     out.findings = findings
         .into_iter()
         .map(|f| {
-            let sev = lowered(f.rule, ctx);
+            let sev = lowered(f.rule, if f.test { Context::Test } else { ctx });
             (f, sev)
         })
         .collect();
@@ -611,6 +615,7 @@ fn checked(
             ),
             help: None,
             unless: None,
+            test: false,
         });
     }
     if !findings.is_empty() && suppress::may_have_markers(text) {
@@ -649,6 +654,7 @@ fn note(out: &mut FileOutcome, opts: &ScanOptions, rule: &'static Rule, message:
                 message,
                 help: None,
                 unless: None,
+                test: false,
             },
             rule.severity,
         ));

@@ -79,6 +79,8 @@ pub enum Shape<'t> {
     Call(Call<'t>),
     /// A function passed by reference: receiver (`System.out`) or none, and the name.
     Reference(Option<Node<'t>>, &'t str),
+    /// Several assignments at once (`a.Stdout, a.Stderr = os.Stdout, os.Stderr`).
+    AssignMany(Vec<(Node<'t>, Node<'t>)>),
     Other,
 }
 
@@ -105,6 +107,17 @@ pub trait Syntax<'t> {
     /// Calls the file handed stdout to, with no row of their own, are reported as writes.
     fn generic_stdout_args(&self) -> bool {
         true
+    }
+    /// A top-level function of the file whose result is one expression (`func stdout()
+    /// io.Writer { return os.Stdout }`, `fn out() -> io::Stdout { io::stdout() }`): its name
+    /// and that expression, so a call of it is the value the expression is.
+    fn returned(&self, _node: Node<'t>) -> Option<(&'t str, Node<'t>)> {
+        None
+    }
+    /// A type of the file that is a hand-written transport (its send method writes a
+    /// serialized JSON message): stdout handed to it is the protocol channel.
+    fn is_transport_type(&self, _name: &str) -> bool {
+        false
     }
 }
 
@@ -145,6 +158,8 @@ pub struct Engine<'t, S: Syntax<'t>> {
     redirects: Vec<Redirect>,
     configs: Vec<Cfg<'t>>,
     config_of: FastMap<usize, usize>,
+    /// Same-file functions whose result is one expression, by name.
+    returns: FastMap<&'t str, Node<'t>>,
     pub facts: FileFacts,
 }
 
@@ -166,12 +181,19 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             redirects: Vec::new(),
             configs: Vec::new(),
             config_of: FastMap::default(),
+            returns: FastMap::default(),
             facts: FileFacts::default(),
         }
     }
 
     /// One walk in document order, then the configurations still pointing at stdout.
     pub fn run(mut self, root: Node<'t>) -> FileFacts {
+        let mut c = root.walk();
+        for top in root.named_children(&mut c) {
+            if let Some((name, value)) = self.syn.returned(top) {
+                self.returns.insert(name, value);
+            }
+        }
         super::walk(root, 0, |node, _parent, scope| self.visit(node, scope));
         for c in std::mem::take(&mut self.configs) {
             if c.dest == Dest::Stdout && c.row.triggers.is_empty() {
@@ -225,6 +247,11 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             }
             Shape::Assign(target, value) => self.assign(node, target, value, scope),
             Shape::Call(call) => self.call(&call, scope),
+            Shape::AssignMany(list) => {
+                for (target, value) in list {
+                    self.assign(node, target, value, scope);
+                }
+            }
             Shape::Reference(receiver, name) => self.reference(node, receiver, name, scope),
             Shape::Other => {}
         }
@@ -340,9 +367,25 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             }
             return Val::Config(i);
         }
+        if call.receiver.is_some() {
+            // A method of any receiver that returns a stream (`cmd.OutOrStdout()`).
+            let any = format!("*{}{}()", self.syn.sep(), call.name);
+            if self.table.stream_value(&any).is_some() {
+                return Val::Path(any);
+            }
+        }
         let Some(path) = path else {
             return Val::Unknown;
         };
+        if call.receiver.is_none()
+            && let Some(body) = self.returns.get(path.as_str()).copied()
+        {
+            // A same-file helper (`stdout()`): the value its one result expression is.
+            let v = self.eval(body, 0, depth + 1);
+            if self.any_stream_of(&v).is_some() {
+                return v;
+            }
+        }
         if let Some(row) = self.table.config(&path) {
             self.note_row(row.name);
             return Val::Config(self.config_at(row, call, scope));
@@ -582,19 +625,21 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
         match self.eval(node, scope, 0) {
             Val::Path(p) => {
                 let p = p.to_ascii_lowercase();
-                p.contains("json")
-                    && [
-                        "marshal",
-                        "to_string",
-                        "to_vec",
-                        "serialize",
-                        "stringify",
-                        "writevalueasstring",
-                        "tojson",
-                        "encode",
-                    ]
-                    .iter()
-                    .any(|w| p.contains(w))
+                // Jackson's `mapper.writeValueAsString(message)` (compact by default).
+                p.contains("writevalueasstring")
+                    || p.contains("json")
+                        && [
+                            "marshal",
+                            "to_string",
+                            "to_vec",
+                            "serialize",
+                            "stringify",
+                            "writevalueasstring",
+                            "tojson",
+                            "encode",
+                        ]
+                        .iter()
+                        .any(|w| p.contains(w))
             }
             _ => false,
         }
@@ -673,6 +718,7 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 && self.syn.generic_stdout_args()
                 && !is_transport_name(last)
                 && !is_transport_name(path)
+                && !self.syn.is_transport_type(last)
             {
                 if let Some(k) = key {
                     // `Stdout: os.Stdout` in an initializer: a child's or a logger's output.

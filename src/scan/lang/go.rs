@@ -23,6 +23,10 @@ struct Go<'t> {
     packages: HashMap<String, String>,
     /// Import paths imported with `.`.
     dot: Vec<String>,
+    /// Types with a method that serializes a JSON message and writes it (`func (f *frameWriter)
+    /// WriteMessage(msg *Message) error { b, _ := json.Marshal(msg); f.w.Write(b) ... }`): the
+    /// hand-written transport, whose stdout writer is the protocol's own.
+    transports: Vec<&'t str>,
 }
 
 impl<'t> Go<'t> {
@@ -31,6 +35,7 @@ impl<'t> Go<'t> {
             src: src.as_bytes(),
             packages: HashMap::new(),
             dot: Vec::new(),
+            transports: Vec::new(),
         };
         let mut stack = vec![root];
         while let Some(n) = stack.pop() {
@@ -40,6 +45,11 @@ impl<'t> Go<'t> {
                     stack.extend(n.named_children(&mut c));
                 }
                 "import_spec" => go.import(n),
+                "method_declaration" => {
+                    if let Some(t) = go.transport_type(n) {
+                        go.transports.push(t);
+                    }
+                }
                 _ => {}
             }
         }
@@ -48,6 +58,26 @@ impl<'t> Go<'t> {
 
     fn text(&self, n: Node<'t>) -> &'t str {
         text(n, self.src)
+    }
+
+    /// The receiver type of a method that sends a JSON-serialized message.
+    fn transport_type(&self, method: Node<'t>) -> Option<&'t str> {
+        let name = self.text(method.field("name")?).to_ascii_lowercase();
+        let body = self.text(method.field("body")?);
+        let sends = ["send", "message", "frame", "write"]
+            .iter()
+            .any(|w| name.contains(w));
+        if !sends || !(body.contains("json.Marshal") || body.contains(".Encode(")) {
+            return None;
+        }
+        let receiver = self.text(method.field("receiver")?);
+        let ty = receiver
+            .trim_matches(['(', ')'])
+            .split_whitespace()
+            .last()?
+            .trim_start_matches('*');
+        let ty = ty.split('[').next().unwrap_or(ty);
+        Some(ty)
     }
 
     fn import(&mut self, spec: Node<'t>) {
@@ -206,6 +236,17 @@ impl<'t> Syntax<'t> for Go<'t> {
                 if node.kind() == "assignment_statement" {
                     match pairs.as_slice() {
                         [(l, Some(r))] if l.kind() != "identifier" => Shape::Assign(*l, *r),
+                        _ if pairs
+                            .iter()
+                            .any(|(l, r)| r.is_some() && l.kind() != "identifier") =>
+                        {
+                            Shape::AssignMany(
+                                pairs
+                                    .into_iter()
+                                    .filter_map(|(l, r)| Some((l, r?)))
+                                    .collect(),
+                            )
+                        }
                         _ => Shape::Bind(
                             pairs
                                 .into_iter()
@@ -281,5 +322,36 @@ impl<'t> Syntax<'t> for Go<'t> {
     fn is_payload(&self, node: Node<'t>) -> bool {
         let t = self.text(node);
         t.contains("json.Marshal") || t.contains("Encode(")
+    }
+
+    fn is_transport_type(&self, name: &str) -> bool {
+        self.transports.contains(&name)
+    }
+
+    fn returned(&self, node: Node<'t>) -> Option<(&'t str, Node<'t>)> {
+        if node.kind() != "function_declaration" {
+            return None;
+        }
+        let name = self.text(node.field("name")?);
+        let mut body = node.field("body")?;
+        if let Some(list) = body.named_child(0).filter(|l| l.kind() == "statement_list") {
+            body = list;
+        }
+        let mut c = body.walk();
+        let statements: Vec<Node> = body
+            .named_children(&mut c)
+            .filter(|k| k.kind() != "comment")
+            .collect();
+        let [ret] = statements.as_slice() else {
+            return None;
+        };
+        if ret.kind() != "return_statement" {
+            return None;
+        }
+        let list = ret.named_child(0)?;
+        match self.list(Some(list)).as_slice() {
+            [one] => Some((name, *one)),
+            _ => None,
+        }
     }
 }

@@ -153,6 +153,9 @@ pub struct Finding {
     pub help: Option<String>,
     /// Dropped at the end of a scan if any scanned file satisfied the condition.
     pub unless: Option<Condition>,
+    /// In code compiled for tests only (`#[cfg(test)] mod tests`): the file's test-file
+    /// treatment applies, whatever the file is.
+    pub test: bool,
 }
 
 /// A cross-file condition that cancels a finding (see [`Finding::unless`]).
@@ -173,6 +176,7 @@ impl Finding {
             message: message.into(),
             help: None,
             unless: None,
+            test: false,
         }
     }
 

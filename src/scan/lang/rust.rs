@@ -14,8 +14,13 @@ use tree_sitter::{Node, Tree};
 
 pub fn analyze(tree: &Tree, src: &str) -> FileFacts {
     let table = sinks::table(super::Lang::Rust).expect("Rust has a sink table");
-    let rs = Rs::new(tree.root_node(), src);
-    Engine::new(rs, src, table).run(tree.root_node())
+    let mut rs = Rs::new(tree.root_node(), src);
+    let tests = std::mem::take(&mut rs.tests);
+    let mut facts = Engine::new(rs, src, table).run(tree.root_node());
+    for f in &mut facts.findings {
+        f.test = tests.iter().any(|r| r.contains(&f.start.0));
+    }
+    facts
 }
 
 struct Rs<'t> {
@@ -24,6 +29,8 @@ struct Rs<'t> {
     uses: HashMap<String, String>,
     /// User macros whose expansion prints to stdout.
     print_macros: Vec<String>,
+    /// Rows of items compiled for tests only (`#[cfg(test)] mod tests { ... }`).
+    tests: Vec<std::ops::RangeInclusive<usize>>,
 }
 
 /// Macros that need no `use`: the standard library's.
@@ -35,6 +42,7 @@ impl<'t> Rs<'t> {
             src: src.as_bytes(),
             uses: HashMap::new(),
             print_macros: Vec::new(),
+            tests: Default::default(),
         };
         let mut defs: Vec<(String, &'t str)> = Vec::new();
         let mut stack = vec![root];
@@ -48,6 +56,15 @@ impl<'t> Rs<'t> {
                 "macro_definition" => {
                     if let Some(name) = n.field("name") {
                         defs.push((rs.text(name).to_string(), rs.text(n)));
+                    }
+                }
+                "attribute_item" => {
+                    let compact: String = rs.text(n).split_whitespace().collect();
+                    if compact.contains("cfg(test)")
+                        && let Some(item) = n.next_named_sibling()
+                    {
+                        let rows = n.start_position().row..=item.end_position().row;
+                        rs.tests.push(rows);
                     }
                 }
                 _ => {
@@ -67,7 +84,12 @@ impl<'t> Rs<'t> {
                     i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')
                 })
             };
-            has("println!") || has("print!") || known.iter().any(|k| has(&format!("{k}!")))
+            // A body that takes `io::stdout()` and writes to it prints as much.
+            let writes = has("stdout()") && (has("writeln!") || has("write!"));
+            has("println!")
+                || has("print!")
+                || writes
+                || known.iter().any(|k| has(&format!("{k}!")))
         };
         for _ in 0..4 {
             let before = rs.print_macros.len();
@@ -390,5 +412,23 @@ impl<'t> Syntax<'t> for Rs<'t> {
 
     fn generic_stdout_args(&self) -> bool {
         false
+    }
+
+    fn returned(&self, node: Node<'t>) -> Option<(&'t str, Node<'t>)> {
+        if node.kind() != "function_item" {
+            return None;
+        }
+        let name = self.text(node.field("name")?);
+        let body = node.field("body")?;
+        let mut c = body.walk();
+        let last = body.named_children(&mut c).last()?;
+        match last.kind() {
+            "expression_statement" => {
+                let r = last.named_child(0)?;
+                (r.kind() == "return_expression").then_some((name, r.named_child(0)?))
+            }
+            k if k.ends_with("expression") => Some((name, last)),
+            _ => None,
+        }
     }
 }

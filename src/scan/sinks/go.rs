@@ -39,7 +39,29 @@ macro_rules! wrap {
     };
 }
 
+/// fatih/color's package functions print in their colour to `color.Output` (stdout).
+macro_rules! color {
+    ($name:expr) => {
+        row!(
+            $name,
+            Function,
+            PRINT,
+            always(Stdout),
+            &[],
+            "`{name}(...)` prints to stdout (fatih/color's `Output`)"
+        )
+    };
+}
+
 static SINKS: &[Sink] = &[
+    color!("github.com/fatih/color.Black"),
+    color!("github.com/fatih/color.Red"),
+    color!("github.com/fatih/color.Green"),
+    color!("github.com/fatih/color.Yellow"),
+    color!("github.com/fatih/color.Blue"),
+    color!("github.com/fatih/color.Magenta"),
+    color!("github.com/fatih/color.Cyan"),
+    color!("github.com/fatih/color.White"),
     row!(
         "fmt.Print",
         Function,
@@ -312,6 +334,13 @@ static CONFIGS: &[Config] = &[
 static STREAMS: &[StreamValue] = &[
     stream("os.Stdout", Stdout, true),
     stream("os.Stderr", Stderr, true),
+    // cobra: `OutOrStdout` "returns output to stdout" unless `SetOut` was called.
+    stream("*.OutOrStdout()", Stdout, false),
+    stream("*.OutOrStderr()", Stderr, false),
+    stream("*.ErrOrStderr()", Stderr, false),
+    // fatih/color: "By default os.Stdout is used" (`color.Output`).
+    stream("github.com/fatih/color.New()", Stdout, false),
+    stream("github.com/fatih/color.Output", Stdout, false),
 ];
 
 pub static TABLE: Table = Table {
@@ -320,7 +349,7 @@ pub static TABLE: Table = Table {
     streams: STREAMS,
     wrappers: WRAPPERS,
     configs: CONFIGS,
-    print_methods: &[],
+    print_methods: &["Print", "Printf", "Println"],
     write_methods: &[
         "Write",
         "WriteString",

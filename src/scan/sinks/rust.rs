@@ -50,6 +50,26 @@ macro_rules! tracing {
     };
 }
 
+// simplelog: `TerminalMode::Mixed` = "Stderr for Errors and Stdout otherwise".
+macro_rules! simplelog {
+    ($name:expr) => {
+        Config {
+            name: $name,
+            form: Function,
+            library: "simplelog",
+            conds: &[],
+            keys: &[],
+            rule: &LOGGER,
+            arg: arg(Some(2), None, Stdout, Means::Sink),
+            setters: &[],
+            triggers: &[],
+            stdout_values: &["TerminalMode::Mixed", "TerminalMode::Stdout"],
+            stderr_values: &["TerminalMode::Stderr"],
+            message: "`{name}` with `TerminalMode::Mixed` or `Stdout` logs to stdout",
+        }
+    };
+}
+
 static SINKS: &[Sink] = &[
     row!(
         "std::print",
@@ -132,6 +152,22 @@ static SINKS: &[Sink] = &[
         "`{name}()` logs to stdout (simple_logger's default)"
     ),
     row!(
+        "std::io::copy",
+        Function,
+        WRITE,
+        arg(Some(1), None, Other, Means::Stream),
+        &[],
+        "`{name}(..., io::stdout())` copies into stdout"
+    ),
+    row!(
+        "serde_json::to_writer_pretty",
+        Function,
+        WRITE,
+        W0,
+        &[],
+        "`{name}(io::stdout(), ...)` writes pretty-printed (multi-line) JSON to stdout"
+    ),
+    row!(
         "*::chain",
         Method,
         LOGGER,
@@ -179,6 +215,22 @@ static CONFIGS: &[Config] = &[
         stderr_values: &[],
         message: "`.{why}()` runs the child with the server's stdout (set `.stdout(Stdio::piped())` or `Stdio::null()`)",
     },
+    Config {
+        name: "tokio::process::Command::new",
+        form: Function,
+        library: "tokio",
+        conds: &[],
+        keys: &[],
+        rule: &INHERIT,
+        arg: arg(None, None, Stdout, Means::ChildStdout),
+        setters: &["stdout"],
+        triggers: &["status", "spawn"],
+        stdout_values: &["inherit()"],
+        stderr_values: &[],
+        message: "`.{why}()` runs the child with the server's stdout (set `.stdout(Stdio::piped())` or `Stdio::null()`)",
+    },
+    simplelog!("simplelog::TermLogger::init"),
+    simplelog!("simplelog::TermLogger::new"),
     tracing!("tracing_subscriber::fmt"),
     tracing!("tracing_subscriber::fmt::layer"),
     tracing!("tracing_subscriber::fmt::Subscriber::builder"),
@@ -217,6 +269,8 @@ static CONFIGS: &[Config] = &[
 static STREAMS: &[StreamValue] = &[
     stream("std::io::stdout()", Stdout, false),
     stream("std::io::stdout", Stdout, false),
+    stream("termcolor::StandardStream::stdout()", Stdout, false),
+    stream("termcolor::StandardStream::stderr()", Stderr, false),
     stream("std::io::stderr()", Stderr, false),
     stream("std::io::stderr", Stderr, false),
 ];
