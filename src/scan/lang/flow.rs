@@ -30,6 +30,10 @@ pub enum Val {
     Null,
     /// A configuration under construction (index into the engine's list).
     Config(usize),
+    /// The object a stream that follows redirections (`System.out`) pointed to when a local
+    /// variable took it: a later redirection does not move it (`PrintStream protocolOut =
+    /// System.out; System.setOut(System.err); protocolOut.println(...)` is stdout).
+    Held(String),
     Unknown,
 }
 
@@ -81,6 +85,9 @@ pub enum Shape<'t> {
     Reference(Option<Node<'t>>, &'t str),
     /// Several assignments at once (`a.Stdout, a.Stderr = os.Stdout, os.Stderr`).
     AssignMany(Vec<(Node<'t>, Node<'t>)>),
+    /// A member of a singleton bound by its qualified name (Kotlin `object Console { val stream
+    /// = System.out }` → `Console.stream`).
+    Static(String, Node<'t>),
     Other,
 }
 
@@ -160,6 +167,8 @@ pub struct Engine<'t, S: Syntax<'t>> {
     config_of: FastMap<usize, usize>,
     /// Same-file functions whose result is one expression, by name.
     returns: FastMap<&'t str, Node<'t>>,
+    /// Members of singletons by qualified name.
+    statics: FastMap<String, Val>,
     pub facts: FileFacts,
 }
 
@@ -182,6 +191,7 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             configs: Vec::new(),
             config_of: FastMap::default(),
             returns: FastMap::default(),
+            statics: FastMap::default(),
             facts: FileFacts::default(),
         }
     }
@@ -247,6 +257,10 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             }
             Shape::Assign(target, value) => self.assign(node, target, value, scope),
             Shape::Call(call) => self.call(&call, scope),
+            Shape::Static(name, value) => {
+                let v = self.eval(value, scope, 0);
+                self.statics.insert(name, v);
+            }
             Shape::AssignMany(list) => {
                 for (target, value) in list {
                     self.assign(node, target, value, scope);
@@ -260,6 +274,20 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
 
     fn bind(&mut self, scope: usize, name: Node<'t>, v: Val) {
         let key = self.text(name);
+        // A local variable holds the object itself, not the process's current stdout.
+        let v = match v {
+            Val::Path(p)
+                if self.scopes[scope].function != 0
+                    && self
+                        .table
+                        .stream_value(&p)
+                        .is_some_and(|s| s.follows && s.dest == Dest::Stdout)
+                    && !self.redirected(name, scope) =>
+            {
+                Val::Held(p)
+            }
+            v => v,
+        };
         if !key.is_empty() {
             self.scopes[scope]
                 .bindings
@@ -305,7 +333,11 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             Expr::Field(name) => self.fields.get(name).cloned().unwrap_or(Val::Unknown),
             Expr::Member(obj, name) => match self.eval(obj, scope, depth + 1) {
                 Val::Path(p) => {
-                    Val::Path(self.syn.normalize(format!("{p}{}{name}", self.syn.sep())))
+                    let path = self.syn.normalize(format!("{p}{}{name}", self.syn.sep()));
+                    match self.statics.get(&path) {
+                        Some(v) => v.clone(),
+                        None => Val::Path(path),
+                    }
                 }
                 Val::Config(i) => Val::Config(i),
                 _ => Val::Unknown,
@@ -374,6 +406,18 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 return Val::Path(any);
             }
         }
+        if path.is_none()
+            && self.stream_of(&recv).is_some()
+            && let Some(w) = self
+                .table
+                .wrapper(&format!("*{}{}", self.syn.sep(), call.name))
+            && w.arg.pos.is_none()
+            && w.arg.kw.is_none()
+        {
+            // A held stream's method that returns a writer on it (`out.bufferedWriter()`).
+            self.note_row(w.name);
+            return recv;
+        }
         let Some(path) = path else {
             return Val::Unknown;
         };
@@ -433,7 +477,7 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
     /// The stream row of a value, child-only values included.
     fn any_stream_of(&self, v: &Val) -> Option<&'static sinks::StreamValue> {
         match v {
-            Val::Path(p) => self.table.stream_value(p),
+            Val::Path(p) | Val::Held(p) => self.table.stream_value(p),
             _ => None,
         }
     }
@@ -591,7 +635,8 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             } else {
                 return;
             };
-            if stream.follows && self.redirected(call.node, scope) {
+            let held = matches!(recv, Val::Held(_));
+            if stream.follows && !held && self.redirected(call.node, scope) {
                 return;
             }
             if call
@@ -780,22 +825,35 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
         scope: usize,
     ) {
         let path = match receiver {
-            Some(r) => match self.eval(r, scope, 0) {
-                Val::Path(p) => {
-                    if let Some(s) = self.table.stream_value(&p)
-                        && s.dest == Dest::Stdout
-                        && (self.table.print_methods.contains(&name)
-                            || self.table.write_methods.contains(&name))
-                    {
-                        if !(s.follows && self.redirected(node, scope)) {
+            Some(r) => {
+                match self.eval(r, scope, 0) {
+                    Val::Held(p) => {
+                        if self
+                            .table
+                            .stream_value(&p)
+                            .is_some_and(|s| s.dest == Dest::Stdout)
+                            && self.table.print_methods.contains(&name)
+                        {
                             self.report(&STATIC_PRINT_CALL, node, format!("`{}` is passed as a callback; every call of it writes to stdout", snippet(node, self.src)));
                         }
                         return;
                     }
-                    format!("{p}{}{name}", self.syn.sep())
+                    Val::Path(p) => {
+                        if let Some(s) = self.table.stream_value(&p)
+                            && s.dest == Dest::Stdout
+                            && (self.table.print_methods.contains(&name)
+                                || self.table.write_methods.contains(&name))
+                        {
+                            if !(s.follows && self.redirected(node, scope)) {
+                                self.report(&STATIC_PRINT_CALL, node, format!("`{}` is passed as a callback; every call of it writes to stdout", snippet(node, self.src)));
+                            }
+                            return;
+                        }
+                        format!("{p}{}{name}", self.syn.sep())
+                    }
+                    _ => return,
                 }
-                _ => return,
-            },
+            }
             None => match self.syn.qualify(name) {
                 Some(q) => q,
                 None => return,
@@ -840,7 +898,7 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 let recv = self.eval(obj, scope, 0);
                 if let Val::Config(i) = recv {
                     let row = self.configs[i].row;
-                    if row.setters.contains(&name) {
+                    if row.setters.contains(&name) || row.setters.contains(&setter(name).as_str()) {
                         let d = self.config_dest(row, value, scope);
                         self.set_config(i, d, node);
                     }
@@ -868,6 +926,15 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             }
             _ => {}
         }
+    }
+}
+
+/// The JVM setter a property assignment calls (`target = x` → `setTarget(x)`).
+fn setter(property: &str) -> String {
+    let mut c = property.chars();
+    match c.next() {
+        Some(f) => format!("set{}{}", f.to_ascii_uppercase(), c.as_str()),
+        None => String::new(),
     }
 }
 

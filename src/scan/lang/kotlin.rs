@@ -19,9 +19,19 @@ pub fn analyze(tree: &Tree, src: &str) -> FileFacts {
 
 struct Kt<'t> {
     src: &'t [u8],
-    /// Functions the file defines itself: they shadow the stdlib's.
+    /// Functions the file defines itself: they shadow the stdlib's (a class's member
+    /// functions shadow nothing outside the class).
     defined: Vec<&'t str>,
+    /// The supertypes the file's classes extend (`class ListTools : CliktCommand()`): a bare
+    /// call reaches their members (`echo(...)` is `CliktCommand.echo`).
+    supertypes: Vec<&'t str>,
 }
+
+/// Scope functions whose lambda gets the receiver as `it` (or its one parameter).
+const IT_RECEIVER: &[&str] = &["use", "let", "also", "takeIf", "takeUnless"];
+/// Scope functions whose lambda gets the receiver as `this`: a bare property assignment in it
+/// sets the receiver's property (`ConsoleAppender().apply { target = "System.err" }`).
+const THIS_RECEIVER: &[&str] = &["apply", "run"];
 
 /// The stdlib functions a bare name reaches.
 const STDLIB: &[&str] = &["println", "print"];
@@ -31,13 +41,20 @@ impl<'t> Kt<'t> {
         let mut kt = Kt {
             src: src.as_bytes(),
             defined: Vec::new(),
+            supertypes: Vec::new(),
         };
         let mut stack = vec![root];
         while let Some(n) = stack.pop() {
             if n.kind() == "function_declaration"
+                && n.parent().is_none_or(|p| p.kind() != "class_body")
                 && let Some(name) = kt.name_of(n)
             {
                 kt.defined.push(name);
+            }
+            if n.kind() == "delegation_specifier"
+                && let Some(t) = kt.user_type_name(n)
+            {
+                kt.supertypes.push(t);
             }
             let mut c = n.walk();
             stack.extend(n.named_children(&mut c));
@@ -47,6 +64,71 @@ impl<'t> Kt<'t> {
 
     fn text(&self, n: Node<'t>) -> &'t str {
         text(n, self.src)
+    }
+
+    /// The last identifier of the first `user_type` under a node.
+    fn user_type_name(&self, n: Node<'t>) -> Option<&'t str> {
+        let mut stack = vec![n];
+        while let Some(k) = stack.pop() {
+            if k.kind() == "user_type" {
+                let mut c = k.walk();
+                return k
+                    .named_children(&mut c)
+                    .filter(|x| x.kind() == "identifier")
+                    .last()
+                    .map(|x| self.text(x));
+            }
+            let mut c = k.walk();
+            let kids: Vec<Node> = k.named_children(&mut c).collect();
+            stack.extend(kids.into_iter().rev());
+        }
+        None
+    }
+
+    /// The receiver of the scope function a lambda is passed to (`x.use { ... }` → `x`), if
+    /// the function is one of `names`.
+    fn scope_receiver(&self, lambda: Node<'t>, names: &[&str]) -> Option<Node<'t>> {
+        let annotated = lambda.parent().filter(|p| p.kind() == "annotated_lambda")?;
+        let call = annotated
+            .parent()
+            .filter(|p| p.kind() == "call_expression")?;
+        let callee = call.named_child(0)?;
+        if callee.kind() != "navigation_expression" {
+            return None;
+        }
+        let (recv, name) = self.navigation(callee)?;
+        names.contains(&self.text(name)).then_some(recv)
+    }
+
+    /// The innermost lambda around a node, within its function.
+    fn enclosing_lambda(&self, mut n: Node<'t>) -> Option<Node<'t>> {
+        while let Some(p) = n.parent() {
+            match p.kind() {
+                "lambda_literal" => return Some(p),
+                "function_declaration" | "class_body" | "source_file" => return None,
+                _ => n = p,
+            }
+        }
+        None
+    }
+
+    /// The qualified name of a singleton member declared by a property (`object Console {
+    /// val stream = ... }` → `Console.stream`; a companion object's → `Outer.stream`).
+    fn static_name(&self, property: Node<'t>, name: Node<'t>) -> Option<String> {
+        let body = property.parent().filter(|p| p.kind() == "class_body")?;
+        let owner = body.parent()?;
+        let owner_name = match owner.kind() {
+            "object_declaration" => self.name_of(owner)?,
+            "companion_object" => {
+                let class = owner.parent()?.parent()?;
+                if class.kind() != "class_declaration" {
+                    return None;
+                }
+                self.name_of(class)?
+            }
+            _ => return None,
+        };
+        Some(format!("{owner_name}.{}", self.text(name)))
     }
 
     fn name_of(&self, n: Node<'t>) -> Option<&'t str> {
@@ -124,6 +206,11 @@ impl<'t> Kt<'t> {
     }
 }
 
+/// Whether a property's value comes after its name (not the type or a modifier).
+fn n_after(value: &Node, name: Option<Node>) -> bool {
+    name.is_none_or(|n| value.start_byte() > n.end_byte())
+}
+
 impl<'t> Syntax<'t> for Kt<'t> {
     fn shape(&self, node: Node<'t>) -> Shape<'t> {
         match node.kind() {
@@ -176,10 +263,12 @@ impl<'t> Syntax<'t> for Kt<'t> {
                         ) && !k.kind().ends_with("type")
                     })
                     .copied();
+                let value = value.filter(|v| n_after(v, name));
                 match name {
-                    Some(n) => {
-                        Shape::Bind(vec![(n, value.filter(|v| v.start_byte() > n.end_byte()))])
-                    }
+                    Some(n) => match (self.static_name(node, n), value) {
+                        (Some(q), Some(v)) => Shape::Static(q, v),
+                        _ => Shape::Bind(vec![(n, value)]),
+                    },
                     None => Shape::Other,
                 }
             }
@@ -210,6 +299,35 @@ impl<'t> Syntax<'t> for Kt<'t> {
                 Some(c) => Shape::Call(c),
                 None => Shape::Other,
             },
+            "lambda_parameters" => {
+                let mut c = node.walk();
+                let params: Vec<Node> = node
+                    .named_children(&mut c)
+                    .filter_map(|v| {
+                        let mut k = v.walk();
+                        v.named_children(&mut k).find(|x| x.kind() == "identifier")
+                    })
+                    .collect();
+                let recv = node
+                    .parent()
+                    .and_then(|l| self.scope_receiver(l, IT_RECEIVER));
+                match params.as_slice() {
+                    [one] => Shape::Bind(vec![(*one, recv)]),
+                    many => Shape::Bind(many.iter().map(|p| (*p, None)).collect()),
+                }
+            }
+            // `System.out::println` parses as a navigation with `::`.
+            "navigation_expression" => match self.navigation(node) {
+                Some((recv, name))
+                    if self
+                        .src
+                        .get(recv.end_byte()..name.start_byte())
+                        .is_some_and(|b| b.windows(2).any(|w| w == b"::")) =>
+                {
+                    Shape::Reference(Some(recv), self.text(name))
+                }
+                _ => Shape::Other,
+            },
             "callable_reference" => {
                 let mut c = node.walk();
                 let kids: Vec<Node> = node.named_children(&mut c).collect();
@@ -225,6 +343,35 @@ impl<'t> Syntax<'t> for Kt<'t> {
 
     fn expr(&self, node: Node<'t>) -> Expr<'t> {
         match node.kind() {
+            "identifier" if self.text(node) == "it" => {
+                match self
+                    .enclosing_lambda(node)
+                    .filter(|l| {
+                        l.named_child(0)
+                            .is_none_or(|k| k.kind() != "lambda_parameters")
+                    })
+                    .and_then(|l| self.scope_receiver(l, IT_RECEIVER))
+                {
+                    Some(recv) => Expr::Inner(recv),
+                    None => Expr::Ident("it"),
+                }
+            }
+            "identifier"
+                if node.parent().is_some_and(|p| {
+                    p.kind() == "directly_assignable_expression"
+                        || (p.kind() == "assignment"
+                            && p.named_child(0).is_some_and(|l| l.id() == node.id()))
+                }) =>
+            {
+                // `target = x` inside `receiver.apply { ... }` sets the receiver's property.
+                match self
+                    .enclosing_lambda(node)
+                    .and_then(|l| self.scope_receiver(l, THIS_RECEIVER))
+                {
+                    Some(recv) => Expr::Member(recv, self.text(node)),
+                    None => Expr::Ident(self.text(node)),
+                }
+            }
             "identifier" | "simple_identifier" | "type_identifier" => Expr::Ident(self.text(node)),
             "user_type" => {
                 let t: String = self.text(node).split_whitespace().collect();
@@ -260,8 +407,17 @@ impl<'t> Syntax<'t> for Kt<'t> {
     }
 
     fn qualify(&self, name: &str) -> Option<String> {
-        (STDLIB.contains(&name) && !self.defined.contains(&name))
-            .then(|| format!("kotlin.io.{name}"))
+        if self.defined.contains(&name) {
+            return None;
+        }
+        if STDLIB.contains(&name) {
+            return Some(format!("kotlin.io.{name}"));
+        }
+        let table = sinks::table(super::Lang::Kotlin)?;
+        self.supertypes
+            .iter()
+            .map(|t| format!("{t}.{name}"))
+            .find(|q| table.sink(q).is_some())
     }
 
     fn normalize(&self, path: String) -> String {

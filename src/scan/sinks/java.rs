@@ -179,7 +179,7 @@ pub static KOTLIN: Table = Table {
     lang: Lang::Kotlin,
     sinks: KOTLIN_SINKS,
     streams: &[],
-    wrappers: &[],
+    wrappers: KOTLIN_WRAPPERS,
     configs: &[],
     print_methods: &["print", "println", "printf", "format"],
     write_methods: &["write", "append", "writeBytes", "writeUTF"],
@@ -190,7 +190,35 @@ pub static KOTLIN: Table = Table {
     base: Some(&TABLE),
 };
 
+/// kotlin.io's extensions on an `OutputStream` (`System.out.bufferedWriter()`): the result
+/// writes where the stream does.
+static KOTLIN_WRAPPERS: &[Wrapper] = &[
+    Wrapper {
+        name: "*.bufferedWriter",
+        form: Method,
+        arg: always(Other),
+    },
+    Wrapper {
+        name: "*.writer",
+        form: Method,
+        arg: always(Other),
+    },
+    Wrapper {
+        name: "*.buffered",
+        form: Method,
+        arg: always(Other),
+    },
+];
+
 static KOTLIN_SINKS: &[Sink] = &[
+    row!(
+        "CliktCommand.echo",
+        Method,
+        crate::catalog::scan::STATIC_PRINT_CALL,
+        always(Stdout),
+        &[Cond::FlagOff("err")],
+        "Clikt's `{name}(...)` writes to stdout (without `err = true`)"
+    ),
     row!(
         "kotlin.io.println",
         Function,
