@@ -223,7 +223,53 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
     }
 
     fn report(&mut self, rule: &'static Rule, node: Node<'t>, message: String) {
+        let write =
+            std::ptr::eq(rule, &STATIC_PRINT_CALL) || std::ptr::eq(rule, &STATIC_STDOUT_WRITE);
+        if write && self.in_transport_function(node) {
+            return;
+        }
         self.facts.findings.push(Finding::at(rule, node, message));
+    }
+
+    /// Is the node inside a function that sends one JSON-serialized message (its signature
+    /// names a message, a frame or sending; its body serializes JSON compactly)? That is a
+    /// hand-written JSON-RPC transport: its stdout writes are the protocol itself
+    /// (`void send(JsonNode message) { out.println(mapper.writeValueAsString(message)); }`,
+    /// `SendAsync(JsonRpcMessage message) { await JsonSerializer.SerializeAsync(_stdout, ...) }`).
+    fn in_transport_function(&self, node: Node<'t>) -> bool {
+        let at = node.start_byte();
+        let Some(f) = (0..self.scopes.len())
+            .filter(|&i| {
+                i != 0 && self.scopes[i].function == i && self.scopes[i].range.contains(&at)
+            })
+            .min_by_key(|&i| self.scopes[i].range.len())
+        else {
+            return false;
+        };
+        let text = self.text.get(self.scopes[f].range.clone()).unwrap_or("");
+        let body_at = text.find(['{', '=']).unwrap_or(text.len());
+        let signature = text[..body_at].to_ascii_lowercase();
+        if !["send", "message", "frame"]
+            .iter()
+            .any(|w| signature.contains(w))
+        {
+            return false;
+        }
+        let lower = text.to_ascii_lowercase();
+        let serializes = lower.contains("writevalueasstring")
+            || (lower.contains("json")
+                && [
+                    "serializ",
+                    "marshal",
+                    "tojson",
+                    "encodetostring",
+                    "stringify",
+                    "to_string",
+                    "to_vec",
+                ]
+                .iter()
+                .any(|w| lower.contains(w)));
+        serializes && !lower.contains("indent") && !lower.contains("pretty")
     }
 
     fn text(&self, node: Node<'t>) -> &'t str {
@@ -670,7 +716,11 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
         match self.eval(node, scope, 0) {
             Val::Path(p) => {
                 let p = p.to_ascii_lowercase();
-                // Jackson's `mapper.writeValueAsString(message)` (compact by default).
+                // Jackson's `mapper.writeValueAsString(message)` (compact by default); a
+                // pretty printer's output is several lines, never a frame.
+                if p.contains("pretty") || p.contains("indent") {
+                    return false;
+                }
                 p.contains("writevalueasstring")
                     || p.contains("json")
                         && [

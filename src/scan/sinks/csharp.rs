@@ -38,7 +38,29 @@ macro_rules! row {
     };
 }
 
+/// Spectre.Console's static `AnsiConsole` writes to `System.Console.Out` (created on first use,
+/// so a `Console.SetOut` before it counts).
+macro_rules! spectre {
+    ($name:expr) => {
+        row!(
+            $name,
+            Method,
+            PRINT,
+            always(Stdout),
+            &[FollowsRedirect],
+            "Spectre.Console's `{name}(...)` writes to stdout"
+        )
+    };
+}
+
 static SINKS: &[Sink] = &[
+    spectre!("AnsiConsole.Write"),
+    spectre!("AnsiConsole.WriteLine"),
+    spectre!("AnsiConsole.Markup"),
+    spectre!("AnsiConsole.MarkupLine"),
+    spectre!("AnsiConsole.MarkupInterpolated"),
+    spectre!("AnsiConsole.MarkupLineInterpolated"),
+    spectre!("AnsiConsole.WriteException"),
     row!(
         "Console.Write",
         Method,
