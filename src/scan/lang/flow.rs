@@ -53,6 +53,9 @@ pub enum Expr<'t> {
     Null,
     /// A qualified name the language spelled out itself (a path inside a macro's tokens).
     Path(String),
+    /// One of several values (`if v { io::stdout() } else { io::sink() }`, a `match`): a
+    /// stdout stream if any branch is one.
+    Choice(Vec<Node<'t>>),
     Unknown,
 }
 
@@ -85,6 +88,9 @@ pub enum Shape<'t> {
     Reference(Option<Node<'t>>, &'t str),
     /// Several assignments at once (`a.Stdout, a.Stderr = os.Stdout, os.Stderr`).
     AssignMany(Vec<(Node<'t>, Node<'t>)>),
+    /// Fields of the object under construction set by a literal (`Self { out: io::stdout() }`,
+    /// `Self { verbose }`): `self.out` is that value in the file's methods.
+    Fields(Vec<(&'t str, Node<'t>)>),
     /// A member of a singleton bound by its qualified name (Kotlin `object Console { val stream
     /// = System.out }` → `Console.stream`).
     Static(String, Node<'t>),
@@ -266,6 +272,7 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                     "stringify",
                     "to_string",
                     "to_vec",
+                    "to_writer",
                 ]
                 .iter()
                 .any(|w| lower.contains(w)));
@@ -303,6 +310,14 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             }
             Shape::Assign(target, value) => self.assign(node, target, value, scope),
             Shape::Call(call) => self.call(&call, scope),
+            Shape::Fields(list) => {
+                for (name, value) in list {
+                    let v = self.eval(value, scope, 0);
+                    if v != Val::Unknown {
+                        self.fields.insert(name, v);
+                    }
+                }
+            }
             Shape::Static(name, value) => {
                 let v = self.eval(value, scope, 0);
                 self.statics.insert(name, v);
@@ -405,6 +420,20 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             Expr::Bool(b) => Val::Bool(b),
             Expr::Null => Val::Null,
             Expr::Path(p) => Val::Path(self.syn.normalize(p)),
+            Expr::Choice(branches) => {
+                let mut first = None;
+                for b in branches {
+                    let v = self.eval(b, scope, depth + 1);
+                    if self.stream_of(&v).is_some_and(|s| s.dest == Dest::Stdout) {
+                        return v;
+                    }
+                    first.get_or_insert(v);
+                }
+                match first {
+                    Some(v) if self.stream_of(&v).is_some() => v,
+                    _ => Val::Unknown,
+                }
+            }
             Expr::Unknown => Val::Unknown,
         }
     }

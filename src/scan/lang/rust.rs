@@ -305,6 +305,26 @@ impl<'t> Syntax<'t> for Rs<'t> {
                 Some(c) => Shape::Call(c),
                 None => Shape::Other,
             },
+            "struct_expression" => {
+                let Some(body) = node.field("body") else {
+                    return Shape::Other;
+                };
+                let mut c = body.walk();
+                let fields = body
+                    .named_children(&mut c)
+                    .filter_map(|f| match f.kind() {
+                        "field_initializer" => {
+                            Some((self.text(f.field("field")?), f.field("value")?))
+                        }
+                        "shorthand_field_initializer" => {
+                            let id = f.named_child(0)?;
+                            Some((self.text(id), id))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                Shape::Fields(fields)
+            }
             "scoped_identifier" => {
                 // A configuration value written in place (`env_logger::Target::Stdout`).
                 let standalone = node.parent().is_none_or(|p| {
@@ -333,6 +353,14 @@ impl<'t> Syntax<'t> for Rs<'t> {
             let g = self.group_text(node);
             if g.chars().all(|c| c.is_alphanumeric() || c == '_') {
                 return Expr::Ident(self.text(node));
+            }
+            // `self.out`: the field.
+            if node.kind() == "self"
+                && let Some(dot) = node.next_sibling().filter(|d| self.text(*d) == ".")
+                && let Some(field) = dot.next_sibling().filter(|f| f.kind() == "identifier")
+                && g == format!("self.{}", self.text(field))
+            {
+                return Expr::Field(self.text(field));
             }
             let g = g.trim_start_matches("&mut").trim_start_matches('&');
             if g.chars()
@@ -367,6 +395,34 @@ impl<'t> Syntax<'t> for Rs<'t> {
                 _ => Expr::Unknown,
             },
             "call_expression" | "macro_invocation" => Expr::Call,
+            "if_expression" => {
+                let mut branches = Vec::new();
+                let mut n = Some(node);
+                while let Some(i) = n.filter(|i| i.kind() == "if_expression") {
+                    branches.extend(i.field("consequence"));
+                    let alt = i.field("alternative").and_then(|e| e.named_child(0));
+                    n = alt;
+                    if let Some(b) = alt.filter(|b| b.kind() == "block") {
+                        branches.push(b);
+                    }
+                }
+                Expr::Choice(branches)
+            }
+            "match_expression" => {
+                let mut branches = Vec::new();
+                if let Some(body) = node.field("body") {
+                    let mut c = body.walk();
+                    branches.extend(body.named_children(&mut c).filter_map(|a| a.field("value")));
+                }
+                Expr::Choice(branches)
+            }
+            "block" => {
+                let mut c = node.walk();
+                match node.named_children(&mut c).last() {
+                    Some(last) if last.kind().ends_with("expression") => Expr::Inner(last),
+                    _ => Expr::Unknown,
+                }
+            }
             "parenthesized_expression"
             | "reference_expression"
             | "try_expression"

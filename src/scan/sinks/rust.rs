@@ -194,6 +194,11 @@ static WRAPPERS: &[Wrapper] = &[
         arg: W0,
     },
     Wrapper {
+        name: "Box::new",
+        form: Function,
+        arg: W0,
+    },
+    Wrapper {
         name: "*::lock",
         form: Method,
         arg: always(Other),
