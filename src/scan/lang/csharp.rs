@@ -259,6 +259,17 @@ impl<'t> Syntax<'t> for Cs<'t> {
         p.to_string()
     }
 
+    fn returned(&self, node: Node<'t>) -> Option<(&'t str, Node<'t>)> {
+        if !matches!(
+            node.kind(),
+            "method_declaration" | "local_function_statement"
+        ) {
+            return None;
+        }
+        let name = self.text(node.field("name")?);
+        Some((name, super::flow::single_result(node.field("body")?)?))
+    }
+
     fn is_payload(&self, node: Node<'t>) -> bool {
         let t = self.text(node);
         t.contains("JsonSerializer.Serialize") || t.contains("JsonConvert.SerializeObject")

@@ -19,6 +19,48 @@ use tree_sitter::Node;
 /// How deep evaluation follows variables and nested expressions.
 const MAX_DEPTH: u32 = 24;
 
+/// Nodes (of any grammar) that hold declarations: where same-file helpers are looked for.
+const CONTAINERS: &[&str] = &[
+    "class_declaration",
+    "class_body",
+    "object_declaration",
+    "companion_object",
+    "namespace_declaration",
+    "file_scoped_namespace_declaration",
+    "declaration_list",
+    "impl_item",
+    "mod_item",
+    "struct_declaration",
+    "record_declaration",
+];
+
+/// The one expression a function body results in: `{ return x; }`, `=> x`, `= x`, a block
+/// whose only statement returns.
+pub fn single_result(body: Node<'_>) -> Option<Node<'_>> {
+    let mut body = body;
+    for _ in 0..3 {
+        match body.kind() {
+            "block" | "function_body" | "statements" | "statement_list" => {
+                let mut c = body.walk();
+                let kids: Vec<Node> = body
+                    .named_children(&mut c)
+                    .filter(|k| !k.kind().contains("comment"))
+                    .collect();
+                let [one] = kids.as_slice() else {
+                    return None;
+                };
+                body = *one;
+            }
+            "arrow_expression_clause" => return body.named_child(0),
+            "return_statement" | "return_expression" | "jump_expression" => {
+                return body.named_child(0);
+            }
+            _ => return body.kind().ends_with("expression").then_some(body),
+        }
+    }
+    None
+}
+
 /// A value as far as the scan can tell.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Val {
@@ -172,7 +214,7 @@ pub struct Engine<'t, S: Syntax<'t>> {
     configs: Vec<Cfg<'t>>,
     config_of: FastMap<usize, usize>,
     /// Same-file functions whose result is one expression, by name.
-    returns: FastMap<&'t str, Node<'t>>,
+    returns: FastMap<&'t str, Option<Node<'t>>>,
     /// Members of singletons by qualified name.
     statics: FastMap<String, Val>,
     pub facts: FileFacts,
@@ -204,10 +246,18 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
 
     /// One walk in document order, then the configurations still pointing at stdout.
     pub fn run(mut self, root: Node<'t>) -> FileFacts {
-        let mut c = root.walk();
-        for top in root.named_children(&mut c) {
-            if let Some((name, value)) = self.syn.returned(top) {
-                self.returns.insert(name, value);
+        // Functions at the top and in classes, objects, namespaces, `impl` blocks.
+        let mut stack = vec![(root, 0u8)];
+        while let Some((n, depth)) = stack.pop() {
+            let mut c = n.walk();
+            for k in n.named_children(&mut c) {
+                if let Some((name, value)) = self.syn.returned(k) {
+                    // Two helpers of one name (in two classes): neither is known.
+                    let seen = self.returns.contains_key(name);
+                    self.returns.insert(name, (!seen).then_some(value));
+                } else if depth < 6 && CONTAINERS.contains(&k.kind()) {
+                    stack.push((k, depth + 1));
+                }
             }
         }
         super::walk(root, 0, |node, _parent, scope| self.visit(node, scope));
@@ -497,7 +547,7 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             return Val::Unknown;
         };
         if call.receiver.is_none()
-            && let Some(body) = self.returns.get(path.as_str()).copied()
+            && let Some(Some(body)) = self.returns.get(path.as_str()).copied()
         {
             // A same-file helper (`stdout()`): the value its one result expression is.
             let v = self.eval(body, 0, depth + 1);
@@ -673,10 +723,18 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
         let sep = self.syn.sep();
         let any = format!("*{sep}{}", call.name);
         let name = snippet(call.receiver.or(call.callee).unwrap_or(call.node), self.src);
-        let name = if call.receiver.is_some() {
+        let name = if let Some(r) = call.receiver {
+            // Up to the argument list after the receiver (`out().println`).
             let full = self.text(call.node);
-            let end = full.find('(').unwrap_or(full.len());
-            snippet_str(&full[..end])
+            let after = r
+                .end_byte()
+                .saturating_sub(call.node.start_byte())
+                .min(full.len());
+            let end = full
+                .get(after..)
+                .and_then(|rest| rest.find('('))
+                .map_or(full.len(), |i| after + i);
+            snippet_str(full.get(..end).unwrap_or(full))
         } else {
             name
         };

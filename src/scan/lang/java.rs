@@ -214,6 +214,14 @@ impl<'t> Syntax<'t> for Java<'t> {
         drop_packages(path)
     }
 
+    fn returned(&self, node: Node<'t>) -> Option<(&'t str, Node<'t>)> {
+        if node.kind() != "method_declaration" {
+            return None;
+        }
+        let name = self.text(node.field("name")?);
+        Some((name, super::flow::single_result(node.field("body")?)?))
+    }
+
     fn is_payload(&self, node: Node<'t>) -> bool {
         let t = self.text(node);
         ["writeValueAsString", "toJson(", "toJSONString"]

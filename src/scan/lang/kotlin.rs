@@ -424,6 +424,18 @@ impl<'t> Syntax<'t> for Kt<'t> {
         drop_packages(path)
     }
 
+    fn returned(&self, node: Node<'t>) -> Option<(&'t str, Node<'t>)> {
+        if node.kind() != "function_declaration" {
+            return None;
+        }
+        let name = self.name_of(node)?;
+        let mut c = node.walk();
+        let body = node
+            .named_children(&mut c)
+            .find(|k| k.kind() == "function_body")?;
+        Some((name, super::flow::single_result(body)?))
+    }
+
     fn is_payload(&self, node: Node<'t>) -> bool {
         let t = self.text(node);
         ["encodeToString", "writeValueAsString", "toJson("]
