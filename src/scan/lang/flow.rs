@@ -516,13 +516,20 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
         if let Val::Config(i) = recv {
             // A builder chain: its setters take effect before what the chain ends with.
             let row = self.configs[i].row;
-            if row.setters.contains(&call.name)
-                && let Some((_, v, _)) = call.args.first()
-            {
-                let d = self.config_dest(row, *v, scope);
+            if let Some(v) = self.setter_value(row, call, scope) {
+                let d = self.config_dest(row, v, scope);
                 self.set_config(i, d, call.node);
             }
             return Val::Config(i);
+        }
+        if call.receiver.is_some()
+            && let Some(row) = self
+                .table
+                .config(&format!("*{}{}", self.syn.sep(), call.name))
+        {
+            // A configuration built by a method of any receiver (`builder.newAppender(...)`).
+            self.note_row(row.name);
+            return Val::Config(self.config_at(row, call, scope));
         }
         if call.receiver.is_some() {
             // A method of any receiver that returns a stream (`cmd.OutOrStdout()`).
@@ -615,6 +622,16 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             Some(a) => self.config_dest(row, a, scope),
             None => row.arg.default,
         };
+        // A configuration whose conditions fail (another plugin type) is never a finding.
+        let holds = {
+            let site = FlowSite {
+                engine: std::cell::RefCell::new(&mut *self),
+                call,
+                scope,
+            };
+            row.conds.iter().all(|c| site.holds(*c))
+        };
+        let dest = if holds { dest } else { Dest::Unknown };
         self.configs.push(Cfg {
             row,
             node: call.node,
@@ -663,6 +680,10 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 Val::Null => default,
                 Val::Config(i) if means == Means::ChildStdout => self.configs[*i].dest,
                 Val::Unknown | Val::Config(_) => Dest::Unknown,
+                // A log sink named by a string (`"System.out"`).
+                Val::Str(s) if means == Means::Sink => {
+                    self.table.stream_value(s).map_or(Dest::Other, |s| s.dest)
+                }
                 _ => match self.any_stream_of(&v) {
                     Some(s) if !s.child || means == Means::ChildStdout => s.dest,
                     Some(_) => Dest::Other,
@@ -845,13 +866,32 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
         }
     }
 
+    /// The value a setter call gives the target: the first argument of a setter (`setTarget(x)`),
+    /// the second of a keyed one whose first is the key (`addAttribute("target", x)` for a
+    /// setter written `addAttribute(target)`); `None` when the call sets no target.
+    fn setter_value(&mut self, row: &Config, call: &Call<'t>, scope: usize) -> Option<Node<'t>> {
+        for s in row.setters {
+            if *s == call.name {
+                return call.args.first().map(|(_, v, _)| *v);
+            }
+            if let Some(key) = s
+                .strip_prefix(call.name)
+                .and_then(|k| k.strip_prefix('('))
+                .and_then(|k| k.strip_suffix(')'))
+                && let [(_, k, _), (_, v, _), ..] = call.args.as_slice()
+                && matches!(self.eval(*k, scope, 0), Val::Str(given) if given.eq_ignore_ascii_case(key))
+            {
+                return Some(*v);
+            }
+        }
+        None
+    }
+
     fn config_method(&mut self, i: usize, call: &Call<'t>, scope: usize) {
         let row = self.configs[i].row;
-        if row.setters.contains(&call.name) {
-            if let Some((_, v, _)) = call.args.first() {
-                let d = self.config_dest(row, *v, scope);
-                self.set_config(i, d, call.node);
-            }
+        if let Some(v) = self.setter_value(row, call, scope) {
+            let d = self.config_dest(row, v, scope);
+            self.set_config(i, d, call.node);
         } else if row.triggers.contains(&call.name) && self.configs[i].dest == Dest::Stdout {
             let name = snippet(self.configs[i].node, self.src);
             self.report(
@@ -1120,6 +1160,9 @@ impl<'t, S: Syntax<'t>> Site<'t> for FlowSite<'_, 't, S> {
                 .is_some_and(|v| e.payload(v, self.scope)),
             Cond::FileLacks(n) => !e.text.contains(n),
             Cond::CallLacks(n) => !e.text(self.call.node).contains(n),
+            Cond::ArgIs(p, v) => e.arg_of(self.call, Some(p), None).is_some_and(
+                |a| matches!(e.eval(a, self.scope, 0), Val::Str(s) if s.eq_ignore_ascii_case(v)),
+            ),
             Cond::ScopeLacks(n) => !e.outer_function_text(self.scope).contains(n),
         }
     }

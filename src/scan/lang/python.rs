@@ -1438,6 +1438,8 @@ impl<'t> Site<'t> for PySite<'_, 't> {
             Cond::FileLacks(n) | Cond::ScopeLacks(n) => !py.text.contains(n),
             Cond::CallLacks(n) => !py.text(self.call).contains(n),
             Cond::Quiet | Cond::NotFilter => true,
+            // Python rows do not use it: never a finding on a condition it cannot read.
+            Cond::ArgIs(..) => false,
             Cond::Satisfies(_) | Cond::Unless(_) => true,
         }
     }

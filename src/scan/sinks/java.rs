@@ -65,6 +65,14 @@ static SINKS: &[Sink] = &[
         "`{name}(...)` builds a log4j2 console appender on SYSTEM_OUT"
     ),
     row!(
+        "System.setProperty",
+        Method,
+        LOGGER,
+        arg(Some(1), None, Other, Means::Sink),
+        &[Cond::ArgIs(0, "org.slf4j.simpleLogger.logFile")],
+        "slf4j-simple's `logFile` set to \"System.out\" sends every log record to stdout (its default is System.err)"
+    ),
+    row!(
         "*.inheritIO",
         Method,
         INHERIT,
@@ -133,6 +141,22 @@ static CONFIGS: &[Config] = &[
         stderr_values: TARGETS_ERR,
         message: "the log4j2 console appender built by `{name}` logs to SYSTEM_OUT unless `setTarget(Target.SYSTEM_ERR)`",
     },
+    // log4j2's ConfigurationBuilder: `builder.newAppender(name, "Console")` is a ConsoleAppender,
+    // whose default target is SYSTEM_OUT unless `.addAttribute("target", Target.SYSTEM_ERR)`.
+    Config {
+        name: "*.newAppender",
+        form: Method,
+        library: "log4j2",
+        conds: &[Cond::ArgIs(1, "Console")],
+        keys: &[],
+        rule: &LOGGER,
+        arg: arg(None, None, Stdout, Means::Sink),
+        setters: &["addAttribute(target)"],
+        triggers: &[],
+        stdout_values: TARGETS_OUT,
+        stderr_values: TARGETS_ERR,
+        message: "the log4j2 Console appender built by `{name}` logs to SYSTEM_OUT unless `.addAttribute(\"target\", Target.SYSTEM_ERR)`",
+    },
     Config {
         name: "ConsoleHandler",
         form: Constructor,
@@ -151,6 +175,10 @@ static CONFIGS: &[Config] = &[
 
 static STREAMS: &[StreamValue] = &[
     stream("System.out", Stdout, true),
+    // picocli: `CommandLine.getOut()` defaults to a PrintWriter around System.out (made when
+    // the CommandLine is built: a later System.setOut does not move it).
+    stream("*.getOut()", Stdout, false),
+    stream("*.getErr()", Stderr, false),
     stream("FileDescriptor.out", Stdout, false),
     inherit("ProcessBuilder.Redirect.INHERIT"),
     inherit("Redirect.INHERIT"),

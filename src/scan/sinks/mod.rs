@@ -147,6 +147,9 @@ pub enum Cond {
     /// top-level code) does not mention this name: an option configured for the same host
     /// (`services.Configure<ConsoleLoggerOptions>(...)`), not for another one in another method.
     ScopeLacks(&'static str),
+    /// The argument at this position is this string (`System.setProperty(
+    /// "org.slf4j.simpleLogger.logFile", ...)`).
+    ArgIs(u8, &'static str),
     /// The redirection is no finding of its own (the SDK's transport does not use the
     /// redirected object).
     Quiet,
@@ -641,6 +644,7 @@ fn conds_doc(conds: &[Cond]) -> String {
             Cond::FileLacks(n) => format!("no `{n}` in the file"),
             Cond::CallLacks(n) => format!("no `{n}` in the call"),
             Cond::ScopeLacks(n) => format!("no `{n}` in the enclosing method"),
+            Cond::ArgIs(p, v) => format!("arg #{p} is `\"{v}\"`"),
             Cond::Quiet => "no finding of its own".to_string(),
             Cond::NotFilter => "not a filter that calls the original".to_string(),
             Cond::Satisfies(_) => "configures".to_string(),

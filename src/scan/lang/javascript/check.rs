@@ -690,6 +690,8 @@ impl<'t> Site<'t> for JsSite<'_, 't> {
                 Some(v) => js.resolve(v, self.scope, 0) == Val::Bool(false),
             },
             Cond::CallLacks(n) => !js.text(self.node).contains(n),
+            // JS rows do not use it: never a finding on a condition it cannot read.
+            Cond::ArgIs(..) => false,
             // JS rows do not use it: the file.
             Cond::FileLacks(n) | Cond::ScopeLacks(n) => !js.text.contains(n),
             Cond::FollowsRedirect
