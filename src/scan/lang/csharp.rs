@@ -250,6 +250,14 @@ impl<'t> Syntax<'t> for Cs<'t> {
     }
 
     fn normalize(&self, path: String) -> String {
+        // A namespace on its own (`System.Diagnostics` on the way to
+        // `System.Diagnostics.Process`) stays whole.
+        if NAMESPACES.iter().any(|ns| {
+            ns.strip_suffix('.')
+                .is_some_and(|n| n == path || n.ends_with(&format!("::{path}")))
+        }) {
+            return path;
+        }
         let mut p = path.as_str();
         for ns in NAMESPACES {
             if let Some(rest) = p.strip_prefix(ns) {

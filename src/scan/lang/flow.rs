@@ -821,6 +821,14 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
         if self.syn.is_payload(node) {
             return true;
         }
+        // A lone line break after a message is the frame's terminator, no output of its own.
+        let literal = self
+            .text(node)
+            .trim_start_matches('b')
+            .trim_start_matches('@');
+        if matches!(literal, "\"\\n\"" | "'\\n'" | "\"\\r\\n\"") {
+            return true;
+        }
         match self.eval(node, scope, 0) {
             Val::Path(p) => {
                 let p = p.to_ascii_lowercase();

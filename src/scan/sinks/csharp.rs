@@ -54,6 +54,16 @@ macro_rules! spectre {
 }
 
 static SINKS: &[Sink] = &[
+    // System.Diagnostics: `new ConsoleTraceListener()` writes trace output to stdout,
+    // `new ConsoleTraceListener(true)` to stderr.
+    row!(
+        "ConsoleTraceListener",
+        Constructor,
+        LOGGER,
+        arg(Some(0), Some("useErrorStream"), Stdout, Means::StderrFlag),
+        &[],
+        "`new {name}()` sends Trace output to stdout (`new ConsoleTraceListener(true)` uses stderr)"
+    ),
     spectre!("AnsiConsole.Write"),
     spectre!("AnsiConsole.WriteLine"),
     spectre!("AnsiConsole.Markup"),

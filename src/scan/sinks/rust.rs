@@ -168,6 +168,22 @@ static SINKS: &[Sink] = &[
         "`{name}(io::stdout(), ...)` writes pretty-printed (multi-line) JSON to stdout"
     ),
     row!(
+        "*::log_to_stdout",
+        Method,
+        LOGGER,
+        always(Stdout),
+        &[],
+        "flexi_logger's `{name}()` sends the log to stdout"
+    ),
+    row!(
+        "*::duplicate_to_stdout",
+        Method,
+        LOGGER,
+        always(Stdout),
+        &[],
+        "flexi_logger's `{name}(...)` copies log records to stdout"
+    ),
+    row!(
         "*::chain",
         Method,
         LOGGER,
@@ -277,6 +293,12 @@ static STREAMS: &[StreamValue] = &[
     stream("termcolor::StandardStream::stdout()", Stdout, false),
     stream("termcolor::StandardStream::stderr()", Stderr, false),
     stream("std::io::stderr()", Stderr, false),
+    stream("tokio::io::stdout()", Stdout, false),
+    stream("tokio::io::stderr()", Stderr, false),
+    // console: `Term::stdout()` "returns a new unbuffered terminal" on stdout.
+    stream("console::Term::stdout()", Stdout, false),
+    stream("console::Term::buffered_stdout()", Stdout, false),
+    stream("console::Term::stderr()", Stderr, false),
     stream("std::io::stderr", Stderr, false),
 ];
 
@@ -287,7 +309,14 @@ pub static TABLE: Table = Table {
     wrappers: WRAPPERS,
     configs: CONFIGS,
     print_methods: &[],
-    write_methods: &["write", "write_all", "write_fmt", "write_vectored"],
+    write_methods: &[
+        "write",
+        "write_all",
+        "write_fmt",
+        "write_vectored",
+        "write_line",
+        "write_str",
+    ],
     redirects: &[],
     ubiquitous: &["std", "io", "*", "process"],
     extra_words: &[],
