@@ -258,11 +258,15 @@ impl Context {
                     .collect()
             })
             .unwrap_or_default();
+        // .NET test projects are folders named `X.Tests`, `X.UnitTests`, `X.IntegrationTests`.
         let test_dir = dirs.iter().any(|d| {
             matches!(
                 d.as_str(),
                 "test" | "tests" | "__tests__" | "spec" | "specs" | "e2e"
-            )
+            ) || d.ends_with(".tests")
+                || d.ends_with(".test")
+                || d.ends_with(".unittests")
+                || d.ends_with(".integrationtests")
         });
         if test_name || test_dir {
             return Context::Test;
@@ -276,7 +280,8 @@ impl Context {
         if dev_dir
             || matches!(
                 name.as_str(),
-                "setup.py" | "noxfile.py" | "tasks.py" | "fabfile.py"
+                // A Rust build script's stdout is read by cargo (`cargo:rerun-if-changed=`).
+                "setup.py" | "noxfile.py" | "tasks.py" | "fabfile.py" | "build.rs"
             )
         {
             return Context::DevScript;
@@ -317,5 +322,19 @@ mod tests {
             Context::Source
         );
         assert_eq!(Context::of(Path::new("src/latest.py")), Context::Source);
+        assert_eq!(Context::of(Path::new("build.rs")), Context::DevScript);
+        assert_eq!(Context::of(Path::new("src/build.rs")), Context::DevScript);
+        assert_eq!(
+            Context::of(Path::new("Server.Tests/ToolTests.cs")),
+            Context::Test
+        );
+        assert_eq!(
+            Context::of(Path::new("src/Server.UnitTests/Echo.cs")),
+            Context::Test
+        );
+        assert_eq!(
+            Context::of(Path::new("src/Server/Echo.cs")),
+            Context::Source
+        );
     }
 }

@@ -62,6 +62,46 @@ static SINKS: &[Sink] = &[
     color!("github.com/fatih/color.Magenta"),
     color!("github.com/fatih/color.Cyan"),
     color!("github.com/fatih/color.White"),
+    color!("github.com/fatih/color.HiBlack"),
+    color!("github.com/fatih/color.HiRed"),
+    color!("github.com/fatih/color.HiGreen"),
+    color!("github.com/fatih/color.HiYellow"),
+    color!("github.com/fatih/color.HiBlue"),
+    color!("github.com/fatih/color.HiMagenta"),
+    color!("github.com/fatih/color.HiCyan"),
+    color!("github.com/fatih/color.HiWhite"),
+    row!(
+        "github.com/davecgh/go-spew/spew.Dump",
+        Function,
+        PRINT,
+        always(Stdout),
+        &[],
+        "`{name}(...)` prints to stdout"
+    ),
+    row!(
+        "github.com/davecgh/go-spew/spew.Print",
+        Function,
+        PRINT,
+        always(Stdout),
+        &[],
+        "`{name}(...)` prints to stdout"
+    ),
+    row!(
+        "github.com/davecgh/go-spew/spew.Printf",
+        Function,
+        PRINT,
+        always(Stdout),
+        &[],
+        "`{name}(...)` prints to stdout"
+    ),
+    row!(
+        "github.com/davecgh/go-spew/spew.Println",
+        Function,
+        PRINT,
+        always(Stdout),
+        &[],
+        "`{name}(...)` prints to stdout"
+    ),
     row!(
         "fmt.Print",
         Function,

@@ -120,7 +120,8 @@ static CONFIGS: &[Config] = &[
         conds: &[],
         keys: &[],
         rule: &LOGGER,
-        arg: arg(None, None, Stdout, Means::Sink),
+        // log4j 1's `new ConsoleAppender(layout, target)` names its target second.
+        arg: arg(Some(1), None, Stdout, Means::Sink),
         setters: &["setTarget"],
         triggers: &[],
         stdout_values: TARGETS_OUT,
