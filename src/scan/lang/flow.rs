@@ -217,6 +217,8 @@ pub struct Engine<'t, S: Syntax<'t>> {
     returns: FastMap<&'t str, Option<Node<'t>>>,
     /// Members of singletons by qualified name.
     statics: FastMap<String, Val>,
+    /// Receivers (as written) made to pretty-print, with the method that then writes.
+    pretty: Vec<(usize, &'t str, &'static str)>,
     pub facts: FileFacts,
 }
 
@@ -240,6 +242,7 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             config_of: FastMap::default(),
             returns: FastMap::default(),
             statics: FastMap::default(),
+            pretty: Vec::new(),
             facts: FileFacts::default(),
         }
     }
@@ -782,6 +785,20 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
         if let Some(stream) = self.stream_of(&recv)
             && stream.dest == Dest::Stdout
         {
+            let written = call.receiver.map_or("", |r| self.text(r));
+            let function = self.scopes[scope].function;
+            if let Some((_, writes)) = self.table.pretty.iter().find(|(p, _)| *p == call.name) {
+                self.pretty.push((function, written, writes));
+                return;
+            }
+            if self.pretty.contains(&(function, written, call.name)) {
+                self.report(
+                    &STATIC_STDOUT_WRITE,
+                    call.node,
+                    format!("`{name}(...)` writes indented, multi-line JSON to stdout"),
+                );
+                return;
+            }
             let rule = if self.table.print_methods.contains(&call.name) {
                 &STATIC_PRINT_CALL
             } else if self.table.write_methods.contains(&call.name) {

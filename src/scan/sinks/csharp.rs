@@ -247,6 +247,7 @@ pub static TABLE: Table = Table {
     ],
     redirects: REDIRECTS,
     ubiquitous: &["*"],
+    pretty: &[],
     extra_words: &[],
     aliases: &[],
     base: None,

@@ -402,5 +402,6 @@ pub static TABLE: Table = Table {
     ubiquitous: &["os", "io", "*"],
     aliases: &[],
     base: None,
+    pretty: &[("SetIndent", "Encode")],
     extra_words: &[],
 };

@@ -517,6 +517,7 @@ pub static TABLE: Table = Table {
     write_methods: &[],
     redirects: REDIRECTS,
     ubiquitous: &["process", "fs", "promises"],
+    pretty: &[],
     extra_words: &[],
     aliases: EXPORT_ALIASES,
     base: None,

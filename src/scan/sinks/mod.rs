@@ -268,6 +268,10 @@ pub struct Table {
     pub ubiquitous: &'static [&'static str],
     /// Tokens the prefilter needs beyond the rows' names (fd writes, `/dev/stdout`).
     pub extra_words: &'static [&'static str],
+    /// (method that makes a stdout encoder pretty-print, method that then writes): after
+    /// `enc.SetIndent(...)` on an encoder over stdout, `enc.Encode(x)` writes multi-line JSON,
+    /// never a protocol frame (unindented, the encoder is the usual hand-written transport).
+    pub pretty: &'static [(&'static str, &'static str)],
     /// Other spellings of a name's start, rewritten before a lookup (`pino.pino` → `pino`,
     /// `require('pino').default`).
     pub aliases: &'static [(&'static str, &'static str)],
@@ -567,6 +571,11 @@ pub fn markdown() -> String {
             })
             .collect();
         out.push_str(&format!("\nStream values: {}.\n", streams.join(", ")));
+        for (indent, writes) in t.pretty {
+            out.push_str(&format!(
+                "\nAfter `{indent}(...)` on a stdout value (an encoder over stdout), its `{writes}(...)` writes multi-line JSON (`static-stdout-write`); without it, `{writes}` is the transport's.\n"
+            ));
+        }
         if !t.print_methods.is_empty() || !t.write_methods.is_empty() {
             out.push_str(&format!(
                 "\nMethods of a stdout stream value (or a writer wrapping one): {} (`static-print-call`); {} (`static-stdout-write`).\n",

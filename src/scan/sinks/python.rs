@@ -638,6 +638,7 @@ pub static TABLE: Table = Table {
     // config strings, `STDOUT_FILENO`.
     aliases: &[],
     base: None,
+    pretty: &[],
     extra_words: &[
         "write",
         "open(",

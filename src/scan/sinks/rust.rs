@@ -319,6 +319,7 @@ pub static TABLE: Table = Table {
     ],
     redirects: &[],
     ubiquitous: &["std", "io", "*", "process"],
+    pretty: &[],
     extra_words: &[],
     aliases: &[],
     base: None,
