@@ -835,6 +835,22 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
 
     /// A single-line JSON serialization written to stdout: the hand-written transport.
     fn payload(&mut self, node: Node<'t>, scope: usize) -> bool {
+        // Conversions keep the payload (`string(b)`, `append(b, '\n')`, `[]byte(s)`).
+        let mut node = node;
+        for _ in 0..4 {
+            match self.syn.shape(node) {
+                Shape::Call(c)
+                    if c.receiver.is_none()
+                        && c.callee.is_some_and(|f| {
+                            matches!(self.text(f), "string" | "append" | "[]byte" | "String")
+                        })
+                        && !c.args.is_empty() =>
+                {
+                    node = c.args[0].1;
+                }
+                _ => break,
+            }
+        }
         if self.syn.is_payload(node) {
             return true;
         }

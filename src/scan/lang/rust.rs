@@ -349,6 +349,17 @@ impl<'t> Syntax<'t> for Rs<'t> {
 
     fn expr(&self, node: Node<'t>) -> Expr<'t> {
         if node.parent().is_some_and(|p| p.kind() == "token_tree") {
+            // A format string that is one captured name (`"{text}"`) is that name's value.
+            if node.kind() == "string_literal"
+                && let Some(name) = self
+                    .text(node)
+                    .strip_prefix("\"{")
+                    .and_then(|t| t.strip_suffix("}\""))
+                && !name.is_empty()
+                && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+            {
+                return Expr::Ident(name);
+            }
             // A macro argument: its token group as a path (`io::stdout()`, `out`).
             let g = self.group_text(node);
             if g.chars().all(|c| c.is_alphanumeric() || c == '_') {

@@ -76,7 +76,7 @@ static SINKS: &[Sink] = &[
         Method,
         PRINT,
         always(Stdout),
-        &[FollowsRedirect],
+        &[FollowsRedirect, NotPayload(0)],
         "`{name}(...)` writes to stdout"
     ),
     row!(
@@ -84,7 +84,7 @@ static SINKS: &[Sink] = &[
         Method,
         PRINT,
         always(Stdout),
-        &[FollowsRedirect],
+        &[FollowsRedirect, NotPayload(0)],
         "`{name}(...)` writes to stdout"
     ),
     row!(

@@ -107,7 +107,7 @@ static SINKS: &[Sink] = &[
         Function,
         PRINT,
         always(Stdout),
-        &[FollowsRedirect],
+        &[FollowsRedirect, NotPayload(0)],
         "`{name}(...)` writes to stdout"
     ),
     row!(
@@ -115,7 +115,7 @@ static SINKS: &[Sink] = &[
         Function,
         PRINT,
         always(Stdout),
-        &[FollowsRedirect],
+        &[FollowsRedirect, NotPayload(1)],
         "`{name}(...)` writes to stdout"
     ),
     row!(
@@ -123,7 +123,7 @@ static SINKS: &[Sink] = &[
         Function,
         PRINT,
         always(Stdout),
-        &[FollowsRedirect],
+        &[FollowsRedirect, NotPayload(0)],
         "`{name}(...)` writes to stdout"
     ),
     row!(
@@ -131,7 +131,7 @@ static SINKS: &[Sink] = &[
         Function,
         WRITE,
         W0,
-        &[],
+        &[NotPayload(1)],
         "`{name}(...)` is given stdout and writes to it"
     ),
     row!(
@@ -139,7 +139,7 @@ static SINKS: &[Sink] = &[
         Function,
         WRITE,
         W0,
-        &[],
+        &[NotPayload(2)],
         "`{name}(...)` is given stdout and writes to it"
     ),
     row!(
@@ -147,7 +147,7 @@ static SINKS: &[Sink] = &[
         Function,
         WRITE,
         W0,
-        &[],
+        &[NotPayload(1)],
         "`{name}(...)` is given stdout and writes to it"
     ),
     row!(
@@ -155,7 +155,7 @@ static SINKS: &[Sink] = &[
         Function,
         WRITE,
         W0,
-        &[],
+        &[NotPayload(1)],
         "`{name}(...)` is given stdout and writes to it"
     ),
     row!(

@@ -255,7 +255,7 @@ static KOTLIN_SINKS: &[Sink] = &[
         Function,
         crate::catalog::scan::STATIC_PRINT_CALL,
         always(Stdout),
-        &[Cond::FollowsRedirect],
+        &[Cond::FollowsRedirect, Cond::NotPayload(0)],
         "`{name}(...)` writes to stdout"
     ),
     row!(
@@ -263,7 +263,7 @@ static KOTLIN_SINKS: &[Sink] = &[
         Function,
         crate::catalog::scan::STATIC_PRINT_CALL,
         always(Stdout),
-        &[Cond::FollowsRedirect],
+        &[Cond::FollowsRedirect, Cond::NotPayload(0)],
         "`{name}(...)` writes to stdout"
     ),
 ];

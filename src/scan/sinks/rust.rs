@@ -76,7 +76,7 @@ static SINKS: &[Sink] = &[
         Macro,
         PRINT,
         always(Stdout),
-        &[],
+        &[NotPayload(0), NotPayload(1)],
         "`{name}!` writes to stdout"
     ),
     row!(
@@ -84,7 +84,7 @@ static SINKS: &[Sink] = &[
         Macro,
         PRINT,
         always(Stdout),
-        &[],
+        &[NotPayload(0), NotPayload(1)],
         "`{name}!` writes to stdout"
     ),
     row!(
@@ -92,7 +92,7 @@ static SINKS: &[Sink] = &[
         Macro,
         WRITE,
         W0,
-        &[NotPayload(1)],
+        &[NotPayload(1), NotPayload(2)],
         "`{name}!` writes to stdout"
     ),
     row!(
@@ -100,7 +100,7 @@ static SINKS: &[Sink] = &[
         Macro,
         WRITE,
         W0,
-        &[NotPayload(1)],
+        &[NotPayload(1), NotPayload(2)],
         "`{name}!` writes to stdout"
     ),
     row!(
