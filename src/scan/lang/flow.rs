@@ -855,10 +855,9 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             return true;
         }
         // A lone line break after a message is the frame's terminator, no output of its own.
-        let literal = self
-            .text(node)
-            .trim_start_matches('b')
-            .trim_start_matches('@');
+        let literal = self.text(node);
+        let literal = literal.strip_prefix("(byte)").unwrap_or(literal).trim();
+        let literal = literal.trim_start_matches('b').trim_start_matches('@');
         if matches!(literal, "\"\\n\"" | "'\\n'" | "\"\\r\\n\"") {
             return true;
         }
@@ -998,6 +997,43 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                     return;
                 }
                 let lower = format!("{path} {}", call.name).to_ascii_lowercase();
+                // A JSON serializer writing one value compactly to stdout writes a frame
+                // (`JsonSerializer.SerializeAsync(stdout, message)`, `mapper.writeValue(System.out,
+                // reply)`); indented, it writes several lines.
+                // Only a protocol message is a frame: `SerializeAsync(stdout, response)`, not
+                // `Serialize(stdout, summary)`.
+                let call_text = self.text(call.node).to_ascii_lowercase();
+                let message = call.args.iter().any(|(_, v, _)| {
+                    let t = self.text(*v).to_ascii_lowercase();
+                    [
+                        "message",
+                        "msg",
+                        "resp",
+                        "reply",
+                        "request",
+                        "frame",
+                        "notification",
+                        "jsonrpc",
+                    ]
+                    .iter()
+                    .any(|w| t.contains(w))
+                });
+                if message
+                    && [
+                        "serializ",
+                        "writevalue",
+                        "encodetostream",
+                        "to_writer",
+                        "marshal",
+                    ]
+                    .iter()
+                    .any(|w| lower.contains(w))
+                    && !["indent", "pretty"]
+                        .iter()
+                        .any(|w| lower.contains(w) || call_text.contains(w))
+                {
+                    return;
+                }
                 let rule = if ["log", "handler", "appender", "output", "sink"]
                     .iter()
                     .any(|w| lower.contains(w))
