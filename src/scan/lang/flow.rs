@@ -217,6 +217,10 @@ pub struct Engine<'t, S: Syntax<'t>> {
     returns: FastMap<&'t str, Option<Node<'t>>>,
     /// Members of singletons by qualified name.
     statics: FastMap<String, Val>,
+    /// Function scopes by their node's byte range.
+    function_at: FastMap<(usize, usize), usize>,
+    /// Function scopes known to be (or not to be) a hand-written transport's send method.
+    transport: FastMap<usize, bool>,
     /// Receivers (as written) made to pretty-print, with the method that then writes.
     pretty: Vec<(usize, &'t str, &'static str)>,
     pub facts: FileFacts,
@@ -243,6 +247,8 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             returns: FastMap::default(),
             statics: FastMap::default(),
             pretty: Vec::new(),
+            function_at: FastMap::default(),
+            transport: FastMap::default(),
             facts: FileFacts::default(),
         }
     }
@@ -295,16 +301,33 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
     /// hand-written JSON-RPC transport: its stdout writes are the protocol itself
     /// (`void send(JsonNode message) { out.println(mapper.writeValueAsString(message)); }`,
     /// `SendAsync(JsonRpcMessage message) { await JsonSerializer.SerializeAsync(_stdout, ...) }`).
-    fn in_transport_function(&self, node: Node<'t>) -> bool {
-        let at = node.start_byte();
-        let Some(f) = (0..self.scopes.len())
-            .filter(|&i| {
-                i != 0 && self.scopes[i].function == i && self.scopes[i].range.contains(&at)
-            })
-            .min_by_key(|&i| self.scopes[i].range.len())
-        else {
+    fn in_transport_function(&mut self, node: Node<'t>) -> bool {
+        // The innermost function around the node: its nearest ancestor that opened a function
+        // scope (a bounded climb: nesting deeper than that is no transport's send method).
+        let mut f = None;
+        let mut n = node.parent();
+        for _ in 0..256 {
+            let Some(a) = n else { break };
+            if let Some(id) = self.function_at.get(&(a.start_byte(), a.end_byte())) {
+                f = Some(*id);
+                break;
+            }
+            n = a.parent();
+        }
+        let Some(f) = f else {
             return false;
         };
+        if let Some(known) = self.transport.get(&f) {
+            return *known;
+        }
+        let verdict = self.sends_one_message(f);
+        self.transport.insert(f, verdict);
+        verdict
+    }
+
+    /// Whether a function scope's signature names a message, a frame or sending, and its body
+    /// serializes JSON compactly.
+    fn sends_one_message(&self, f: usize) -> bool {
         let text = self.text.get(self.scopes[f].range.clone()).unwrap_or("");
         let body_at = text.find(['{', '=']).unwrap_or(text.len());
         let signature = text[..body_at].to_ascii_lowercase();
@@ -343,6 +366,10 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 let id = self.scopes.len();
                 let function_scope = if function { id } else { parent.function };
                 let entry = if function { entry } else { parent.entry };
+                if function {
+                    self.function_at
+                        .insert((node.start_byte(), node.end_byte()), id);
+                }
                 self.scopes.push(Scope {
                     parent: Some(scope),
                     function: function_scope,
