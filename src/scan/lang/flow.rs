@@ -290,7 +290,7 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
     fn report(&mut self, rule: &'static Rule, node: Node<'t>, message: String) {
         let write =
             std::ptr::eq(rule, &STATIC_PRINT_CALL) || std::ptr::eq(rule, &STATIC_STDOUT_WRITE);
-        if write && self.in_transport_function(node) {
+        if write && !self.human_text(node) && self.in_transport_function(node) {
             return;
         }
         self.facts.findings.push(Finding::at(rule, node, message));
@@ -323,6 +323,21 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
         let verdict = self.sends_one_message(f);
         self.transport.insert(f, verdict);
         verdict
+    }
+
+    /// Whether a call's first argument starts with human text (`"got " + message`,
+    /// `"debug {}"`): never a frame, even in a transport's send method.
+    fn human_text(&self, node: Node<'t>) -> bool {
+        let t = self.text(node);
+        let Some(open) = t.find('(') else {
+            return false;
+        };
+        let args = t[open + 1..].trim_start();
+        let args = args.trim_start_matches(['$', '@', 'f', 'b']);
+        let Some(content) = args.strip_prefix('"') else {
+            return false;
+        };
+        !(content.is_empty() || content.starts_with(['{', '%', '"', '\\']))
     }
 
     /// Whether a function scope's signature names a message, a frame or sending, and its body
