@@ -6,7 +6,12 @@
 //! that flow through variables, fields and wrappers (`bufio.NewWriter(os.Stdout)`), redirections
 //! in source order and scope (`Console.SetOut(Console.Error)`), configurations whose target is
 //! set when built, later, or left to the default (a logback `ConsoleAppender`), and the sink rows
-//! of the language's table applied by [`sinks::check`]. Nothing here knows a library name.
+//! of the language's table applied by [`sinks::check`]. Values also flow through the one result
+//! of same-file helpers, fields set by object literals, singleton members, several assignments
+//! at once and choices (`if`/`match`); a local variable keeps the stream object it took, whatever
+//! later redirections do. Writes inside a hand-written transport's send method (its signature
+//! names a message, its body serializes JSON compactly) are the protocol, not findings. Nothing
+//! here knows a library name.
 
 use super::{FastMap, FileFacts, Finding, is_transport_name, snippet};
 use crate::catalog::Rule;
