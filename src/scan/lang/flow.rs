@@ -179,6 +179,11 @@ pub trait Syntax<'t> {
     fn is_transport_type(&self, _name: &str) -> bool {
         false
     }
+    /// A function that only hands its argument to a lambda (Kotlin `with(System.out) { ... }`):
+    /// stdout given to it is no write of its own.
+    fn passes_through(&self, _name: &str) -> bool {
+        false
+    }
 }
 
 struct Scope<'t> {
@@ -480,10 +485,25 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
         }
         match self.syn.expr(node) {
             Expr::Ident(name) => {
-                if let Some(v) = self.lookup(name, scope, node.start_byte()) {
+                let bound = self.lookup(name, scope, node.start_byte());
+                // A field declared without a value and set later (`this.writer = ...` in the
+                // constructor) has that value.
+                if let Some(v) = bound
+                    && (*v != Val::Unknown || !self.fields.contains_key(name))
+                {
                     return v.clone();
                 }
                 if let Some(v) = self.fields.get(name) {
+                    return v.clone();
+                }
+                if bound.is_some() {
+                    return Val::Unknown;
+                }
+                // A singleton member used by its own name (a companion object's `OUT` in
+                // its class).
+                let suffix = format!("{}{name}", self.syn.sep());
+                let mut members = self.statics.iter().filter(|(k, _)| k.ends_with(&suffix));
+                if let (Some((_, v)), None) = (members.next(), members.next()) {
                     return v.clone();
                 }
                 match self.syn.qualify(name) {
@@ -1028,6 +1048,7 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 && !is_transport_name(last)
                 && !is_transport_name(path)
                 && !self.syn.is_transport_type(last)
+                && !self.syn.passes_through(last)
             {
                 if let Some(k) = key {
                     // `Stdout: os.Stdout` in an initializer: a child's or a logger's output.

@@ -424,6 +424,10 @@ impl<'t> Syntax<'t> for Kt<'t> {
         drop_packages(path)
     }
 
+    fn passes_through(&self, name: &str) -> bool {
+        IT_RECEIVER.contains(&name) || THIS_RECEIVER.contains(&name) || name == "with"
+    }
+
     fn returned(&self, node: Node<'t>) -> Option<(&'t str, Node<'t>)> {
         if node.kind() != "function_declaration" {
             return None;
