@@ -130,6 +130,9 @@ struct Js<'t> {
     todo: Vec<(Node<'t>, Option<Node<'t>>, usize)>,
     /// How deep `bind_pattern` is in nested destructuring patterns.
     pattern_depth: u32,
+    /// Function declarations by (scope, name): a call of one whose one result is a value is
+    /// that value (`function out() { return process.stdout; }`).
+    functions: FastMap<(usize, &'t str), Node<'t>>,
 }
 
 /// Destructuring nested deeper than this binds nothing further: it bounds the recursion (a
@@ -185,6 +188,7 @@ impl<'t> Js<'t> {
             rows: RefCell::new(Vec::new()),
             todo: Vec::new(),
             pattern_depth: 0,
+            functions: FastMap::default(),
         }
     }
 
@@ -395,6 +399,7 @@ impl<'t> Js<'t> {
                 "function_declaration" | "generator_function_declaration" => {
                     if let Some(name) = node.field("name") {
                         self.bind(scope, name, Def::Opaque, scope);
+                        self.functions.insert((scope, self.text(name)), node);
                     }
                     let inner = self.new_scope(node, scope, true);
                     self.scopes[inner].name = node.field("name").map(|n| self.text(n));
@@ -837,11 +842,57 @@ impl<'t> Js<'t> {
         if func.kind() == "import" {
             return module(self);
         }
+        if let Some(v) = self.helper_result(func, scope, depth) {
+            return v;
+        }
         match self.resolve(func, scope, depth + 1).path() {
             Some("require") => module(self),
             Some(p) if p.ends_with(".bind") => Val::Path(p.trim_end_matches(".bind").to_string()),
             Some(p) => Val::Path(format!("{p}()")),
             None => Val::Unknown,
+        }
+    }
+
+    /// A same-file function called by name whose one result is a known value (`function out() {
+    /// return process.stdout; }`, `const out = () => process.stdout`): that value.
+    fn helper_result(&self, func: Node<'t>, scope: usize, depth: u32) -> Option<Val<'t>> {
+        if func.kind() != "identifier" {
+            return None;
+        }
+        let name = self.text(func);
+        let b = self.lookup(name, scope, func.start_byte())?;
+        let f = match b.def {
+            Def::Value(v)
+                if matches!(
+                    v.kind(),
+                    "arrow_function" | "function_expression" | "function"
+                ) =>
+            {
+                v
+            }
+            Def::Opaque => *self.functions.get(&(b.scope, name))?,
+            _ => return None,
+        };
+        let body = f.field("body")?;
+        let result = if body.kind() == "statement_block" {
+            let mut c = body.walk();
+            let kids: Vec<Node> = body
+                .named_children(&mut c)
+                .filter(|k| k.kind() != "comment")
+                .collect();
+            match kids.as_slice() {
+                [r] if r.kind() == "return_statement" => r.named_child(0)?,
+                _ => return None,
+            }
+        } else {
+            body
+        };
+        if result.byte_range().contains(&func.start_byte()) {
+            return None;
+        }
+        match self.resolve(result, b.scope, depth + 1) {
+            v @ Val::Path(_) => Some(v),
+            _ => None,
         }
     }
 

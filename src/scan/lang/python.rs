@@ -185,6 +185,9 @@ struct Py<'t> {
     scope_of: FastMap<usize, usize>,
     /// Module-level star imports (module names), in order.
     star_imports: Vec<(usize, String)>,
+    /// Function definitions by (scope, name): a call of one whose one result is a value is
+    /// that value (`def out(): return sys.stdout`).
+    functions: FastMap<(usize, &'t str), Node<'t>>,
     /// `builtins.print = ...` style overrides: path → bindings.
     overrides: FastMap<String, Vec<Binding<'t>>>,
     /// `self.attr = value` inside methods: (class scope, attr) → bindings.
@@ -217,6 +220,7 @@ impl<'t> Py<'t> {
             }],
             scope_of: FastMap::default(),
             star_imports: Vec::new(),
+            functions: FastMap::default(),
             overrides: FastMap::default(),
             self_attrs: FastMap::default(),
             stdout_replaced: Vec::new(),
@@ -331,6 +335,7 @@ impl<'t> Py<'t> {
                 "function_definition" => {
                     if let Some(name) = node.field("name") {
                         self.bind(scope, name, Def::Opaque, scope);
+                        self.functions.insert((scope, self.text(name)), node);
                     }
                     let inner = self.new_scope(node, Kind::Function, scope);
                     if let Some(params) = node.field("parameters") {
@@ -732,6 +737,9 @@ impl<'t> Py<'t> {
                 let Some(func) = node.field("function") else {
                     return Val::Unknown;
                 };
+                if let Some(v) = self.helper_result(func, scope, depth) {
+                    return v;
+                }
                 let callee = self.resolve(func, scope, depth + 1);
                 let args = self.args(node);
                 match callee.path() {
@@ -810,6 +818,48 @@ impl<'t> Py<'t> {
     }
 
     /// The value an override (`builtins.print = x`) gives a path at this use, if any.
+    /// A same-file function called by name whose one result is a known value (`def out():
+    /// return sys.stdout`): that value.
+    fn helper_result(&self, func: Node<'t>, scope: usize, depth: u32) -> Option<Val<'t>> {
+        if func.kind() != "identifier" {
+            return None;
+        }
+        let name = self.text(func);
+        let b = self.lookup(name, scope, func.start_byte())?;
+        if !matches!(b.def, Def::Opaque) {
+            return None;
+        }
+        let f = *self.functions.get(&(b.scope, name))?;
+        let body = f.field("body")?;
+        let mut c = body.walk();
+        let kids: Vec<Node> = body
+            .named_children(&mut c)
+            .filter(|k| k.kind() != "comment")
+            .collect();
+        // A docstring first is no statement.
+        let kids = match kids.as_slice() {
+            [doc, rest @ ..]
+                if doc.kind() == "expression_statement"
+                    && doc.named_child(0).is_some_and(|s| s.kind() == "string") =>
+            {
+                rest
+            }
+            all => all,
+        };
+        let [ret] = kids else {
+            return None;
+        };
+        if ret.kind() != "return_statement" {
+            return None;
+        }
+        let result = ret.named_child(0)?;
+        let inner = self.scope_of.get(&f.id()).copied().unwrap_or(b.scope);
+        match self.resolve(result, inner, depth + 1) {
+            v @ Val::Path(_) => Some(v),
+            _ => None,
+        }
+    }
+
     fn overridden(&self, path: &str, node: Node<'t>, scope: usize, depth: u32) -> Option<Val<'t>> {
         let list = self.overrides.get(path)?;
         let b = if scope == 0 {

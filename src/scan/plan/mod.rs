@@ -209,6 +209,8 @@ struct Stmt {
     class: bool,
     /// `def` or `async def` starts it (after decorators).
     func: bool,
+    /// The name after `def`.
+    name: Option<Range<usize>>,
     /// The lexer met something no valid file has (a string left open, a bracket closed that
     /// was not opened or never closed): tree-sitter's error recovery may read as code what the
     /// lexer took for a string, or split statements elsewhere, so the plan cannot be trusted.

@@ -18,6 +18,10 @@ const BLOCK_KEYWORDS: &[&[u8]] = &[
 ];
 const CONTINUATION_KEYWORDS: &[&[u8]] = &[b"else", b"elif", b"except", b"finally"];
 
+/// A function this short may be a helper whose result is a candidate (`def out(): return
+/// sys.stdout`): its name is followed like an alias.
+const SHORT_FUNCTION: usize = 512;
+
 /// Plans a Python file.
 pub fn python(src: &[u8], region_min_bytes: usize) -> Plan {
     // `import sys as system`: `system.stdout` is `sys.stdout` (shared with class bodies).
@@ -43,7 +47,7 @@ pub fn python(src: &[u8], region_min_bytes: usize) -> Plan {
     }
     // Names bound from a candidate become candidates themselves (aliases, imports).
     let mut keep: Vec<bool> = stmts.iter().map(|s| s.hit).collect();
-    let extra = follow_aliases(src, &stmts, &mut keep, |s| !s.block);
+    let extra = follow_aliases(src, &stmts, &mut keep, |s| !s.block || s.func);
     let mut ranges: Vec<(Range<usize>, usize)> = Vec::new();
     let mut all = true;
     for (i, s) in stmts.iter().enumerate() {
@@ -158,10 +162,17 @@ impl<'s, 'a> Lexer<'s, 'a> {
         self.cur.end = self.end;
         self.cur.malformed |= !self.open.is_empty();
         self.stmts.push(self.cur);
-        // Only imports and assignments bind names the alias pass should follow.
+        // Only imports and assignments bind names the alias pass should follow, and small
+        // functions their name (`def out(): return sys.stdout` … `out().write(x)`).
         for s in &mut self.stmts {
             if !s.import && (s.block || !s.assign) {
                 s.bound.clear();
+            }
+            if s.func
+                && s.end - s.start <= SHORT_FUNCTION
+                && let Some(name) = s.name.clone()
+            {
+                s.bound.push(name);
             }
         }
         Some(self.stmts)
@@ -312,6 +323,9 @@ impl<'s, 'a> Lexer<'s, 'a> {
         {
             let formatted = w.iter().any(|c| c.eq_ignore_ascii_case(&b'f'));
             return self.string(self.i, formatted);
+        }
+        if self.cur.func && self.cur.name.is_none() && self.prev_word == b"def" {
+            self.cur.name = Some(start..self.i);
         }
         if self.cur.import && self.prev_as && self.prev_prev_sys {
             self.sys_aliases.push(w);
