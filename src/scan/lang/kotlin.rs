@@ -100,6 +100,25 @@ impl<'t> Kt<'t> {
         names.contains(&self.text(name)).then_some(recv)
     }
 
+    /// Whether an enclosing class declares a member function of the identifier's name.
+    fn member_of_class(&self, ident: Node<'t>) -> bool {
+        let name = self.text(ident);
+        let mut n = ident.parent();
+        for _ in 0..256 {
+            let Some(p) = n else { return false };
+            if p.kind() == "class_body" {
+                let mut c = p.walk();
+                if p.named_children(&mut c)
+                    .any(|m| m.kind() == "function_declaration" && self.name_of(m) == Some(name))
+                {
+                    return true;
+                }
+            }
+            n = p.parent();
+        }
+        false
+    }
+
     /// The innermost lambda around a node, within its function.
     fn enclosing_lambda(&self, mut n: Node<'t>) -> Option<Node<'t>> {
         while let Some(p) = n.parent() {
@@ -371,6 +390,10 @@ impl<'t> Syntax<'t> for Kt<'t> {
                     Some(recv) => Expr::Member(recv, self.text(node)),
                     None => Expr::Ident(self.text(node)),
                 }
+            }
+            // Inside a class that declares its own `println`, a bare call is the member.
+            "identifier" if STDLIB.contains(&self.text(node)) && self.member_of_class(node) => {
+                Expr::Unknown
             }
             "identifier" | "simple_identifier" | "type_identifier" => Expr::Ident(self.text(node)),
             "user_type" => {
