@@ -179,6 +179,11 @@ pub trait Syntax<'t> {
     fn is_transport_type(&self, _name: &str) -> bool {
         false
     }
+    /// Top-level variables are set before any code runs (Go's package variables), so one that
+    /// takes a stream holds the object it took, whatever `main` redirects later.
+    fn globals_hold(&self) -> bool {
+        false
+    }
     /// A function that only hands its argument to a lambda (Kotlin `with(System.out) { ... }`):
     /// stdout given to it is no write of its own.
     fn passes_through(&self, _name: &str) -> bool {
@@ -443,7 +448,7 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
         // A local variable holds the object itself, not the process's current stdout.
         let v = match v {
             Val::Path(p)
-                if self.scopes[scope].function != 0
+                if (self.scopes[scope].function != 0 || self.syn.globals_hold())
                     && self
                         .table
                         .stream_value(&p)

@@ -324,6 +324,10 @@ impl<'t> Syntax<'t> for Go<'t> {
         t.contains("json.Marshal") || t.contains("Encode(")
     }
 
+    fn globals_hold(&self) -> bool {
+        true
+    }
+
     fn is_transport_type(&self, name: &str) -> bool {
         self.transports.contains(&name)
     }
