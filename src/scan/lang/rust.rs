@@ -60,9 +60,15 @@ impl<'t> Rs<'t> {
                 }
                 "attribute_item" => {
                     let compact: String = rs.text(n).split_whitespace().collect();
-                    if compact.contains("cfg(test)")
-                        && let Some(item) = n.next_named_sibling()
-                    {
+                    // `#[cfg(test)]` items and `#[test]`/`#[tokio::test]` functions are compiled
+                    // for tests only.
+                    let path = compact
+                        .strip_prefix("#[")
+                        .and_then(|a| a.split(['(', ']']).next())
+                        .unwrap_or("");
+                    let test =
+                        compact.contains("cfg(test)") || path == "test" || path.ends_with("::test");
+                    if test && let Some(item) = n.next_named_sibling() {
                         let rows = n.start_position().row..=item.end_position().row;
                         rs.tests.push(rows);
                     }
