@@ -1141,6 +1141,29 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 );
                 return;
             }
+            // A stdout stream's print or write method passed as a value
+            // (`items.ForEach(Console.Out.WriteLine)`).
+            let sep = self.syn.sep();
+            if let Val::Path(p) = &v
+                && matches!(self.syn.expr(value), Expr::Member(..))
+                && let Some((owner, method)) = p.rsplit_once(sep)
+                && (self.table.print_methods.contains(&method)
+                    || self.table.write_methods.contains(&method))
+                && let Some(s) = self.table.stream_value(owner)
+                && s.dest == Dest::Stdout
+                && !s.child
+                && !(s.follows && self.redirected(value, scope))
+            {
+                self.report(
+                    &STATIC_PRINT_CALL,
+                    value,
+                    format!(
+                        "`{}` is passed as a callback; every call of it writes to stdout",
+                        snippet(value, self.src)
+                    ),
+                );
+                return;
+            }
         }
     }
 
