@@ -62,11 +62,20 @@ impl<'t> Go<'t> {
 
     /// The receiver type of a method that sends a JSON-serialized message.
     fn transport_type(&self, method: Node<'t>) -> Option<&'t str> {
-        let name = self.text(method.field("name")?).to_ascii_lowercase();
-        let body = self.text(method.field("body")?);
-        let sends = ["send", "message", "frame", "write"]
-            .iter()
-            .any(|w| name.contains(w));
+        let body_node = method.field("body")?;
+        let body = self.text(body_node);
+        // The name and parameters say it sends a protocol message (`WriteMessage(msg
+        // *Message)`, `Send(resp Response)`): a JSON log writer (`Write(p []byte)`) is not one.
+        let signature = self
+            .src
+            .get(method.start_byte()..body_node.start_byte())
+            .map(|b| String::from_utf8_lossy(b).to_ascii_lowercase())
+            .unwrap_or_default();
+        let sends = [
+            "send", "message", "msg", "frame", "reply", "respon", "notif", "rpc",
+        ]
+        .iter()
+        .any(|w| signature.contains(w));
         if !sends || !(body.contains("json.Marshal") || body.contains(".Encode(")) {
             return None;
         }
