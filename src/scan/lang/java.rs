@@ -116,6 +116,28 @@ pub(super) fn drop_packages(path: String) -> String {
     }
 }
 
+impl<'t> Java<'t> {
+    /// `Class.NAME` of a static field's declarator.
+    fn static_field(&self, declarator: Node<'t>) -> Option<String> {
+        let field = declarator
+            .parent()
+            .filter(|p| p.kind() == "field_declaration")?;
+        let mut c = field.walk();
+        let is_static = field.named_children(&mut c).any(|m| {
+            m.kind() == "modifiers" && self.text(m).split_whitespace().any(|w| w == "static")
+        });
+        if !is_static {
+            return None;
+        }
+        let class = field.parent()?.parent()?;
+        let class_name = self.text(class.field("name")?);
+        Some(format!(
+            "{class_name}.{}",
+            self.text(declarator.field("name")?)
+        ))
+    }
+}
+
 impl<'t> Syntax<'t> for Java<'t> {
     fn shape(&self, node: Node<'t>) -> Shape<'t> {
         match node.kind() {
@@ -138,9 +160,13 @@ impl<'t> Syntax<'t> for Java<'t> {
                 function: false,
                 entry: false,
             },
-            "variable_declarator" => match node.field("name") {
-                Some(n) => Shape::Bind(vec![(n, node.field("value"))]),
-                None => Shape::Other,
+            "variable_declarator" => match (node.field("name"), self.static_field(node)) {
+                // `static final PrintStream OUT = System.out;`: `Holder.OUT` anywhere.
+                (Some(_), Some(q)) if node.field("value").is_some() => {
+                    Shape::Static(q, node.field("value").unwrap_or(node))
+                }
+                (Some(n), _) => Shape::Bind(vec![(n, node.field("value"))]),
+                (None, _) => Shape::Other,
             },
             "formal_parameter" | "spread_parameter" | "catch_formal_parameter" => {
                 match node.field("name") {
