@@ -119,6 +119,28 @@ impl<'t> Cs<'t> {
     }
 }
 
+impl<'t> Cs<'t> {
+    /// `Class.Name` of a static field's declarator.
+    fn static_field(&self, declarator: Node<'t>, name: Node<'t>) -> Option<String> {
+        let declaration = declarator
+            .parent()
+            .filter(|p| p.kind() == "variable_declaration")?;
+        let field = declaration
+            .parent()
+            .filter(|p| p.kind() == "field_declaration")?;
+        let mut c = field.walk();
+        let is_static = field
+            .named_children(&mut c)
+            .any(|m| m.kind() == "modifier" && matches!(self.text(m), "static" | "const"));
+        if !is_static {
+            return None;
+        }
+        let class = field.parent()?.parent()?;
+        let class_name = self.text(class.field("name")?);
+        Some(format!("{class_name}.{}", self.text(name)))
+    }
+}
+
 impl<'t> Syntax<'t> for Cs<'t> {
     fn shape(&self, node: Node<'t>) -> Shape<'t> {
         match node.kind() {
@@ -169,6 +191,10 @@ impl<'t> Syntax<'t> for Cs<'t> {
                             v
                         }
                     });
+                // `static readonly TextWriter Out = Console.Out;`: `Holder.Out` anywhere.
+                if let (Some(q), Some(v)) = (self.static_field(node, name), value) {
+                    return Shape::Static(q, v);
+                }
                 Shape::Bind(vec![(name, value)])
             }
             "parameter" => match node.field("name") {
