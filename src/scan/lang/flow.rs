@@ -229,7 +229,7 @@ pub struct Engine<'t, S: Syntax<'t>> {
     configs: Vec<Cfg<'t>>,
     config_of: FastMap<usize, usize>,
     /// Same-file functions whose result is one expression, by name.
-    returns: FastMap<&'t str, Option<Node<'t>>>,
+    returns: FastMap<&'t str, Vec<Node<'t>>>,
     /// Members of singletons by qualified name.
     statics: FastMap<String, Val>,
     /// Function scopes by their node's byte range.
@@ -276,9 +276,7 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             let mut c = n.walk();
             for k in n.named_children(&mut c) {
                 if let Some((name, value)) = self.syn.returned(k) {
-                    // Two helpers of one name (in two classes): neither is known.
-                    let seen = self.returns.contains_key(name);
-                    self.returns.insert(name, (!seen).then_some(value));
+                    self.returns.entry(name).or_default().push(value);
                 } else if depth < 6 && CONTAINERS.contains(&k.kind()) {
                     stack.push((k, depth + 1));
                 }
@@ -613,6 +611,14 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 return Val::Path(any);
             }
         }
+        if call
+            .receiver
+            .is_some_and(|r| matches!(self.text(r), "self" | "this"))
+            && let Some(v) = self.helper_value(call.name, depth)
+        {
+            // A helper method of the same object (`self.out()`, `this.out()`).
+            return v;
+        }
         if path.is_none()
             && self.stream_of(&recv).is_some()
             && let Some(w) = self
@@ -629,13 +635,10 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             return Val::Unknown;
         };
         if call.receiver.is_none()
-            && let Some(Some(body)) = self.returns.get(path.as_str()).copied()
+            && let Some(v) = self.helper_value(&path, depth)
         {
             // A same-file helper (`stdout()`): the value its one result expression is.
-            let v = self.eval(body, 0, depth + 1);
-            if self.any_stream_of(&v).is_some() {
-                return v;
-            }
+            return v;
         }
         if let Some(row) = self.table.config(&path) {
             self.note_row(row.name);
@@ -660,6 +663,23 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             }
         }
         Val::Path(format!("{path}()"))
+    }
+
+    /// The stream a same-file helper of this name results in, when every helper of the name
+    /// (in several classes or `impl` blocks) agrees on where it writes.
+    fn helper_value(&mut self, name: &str, depth: u32) -> Option<Val> {
+        let bodies = self.returns.get(name)?.clone();
+        let mut found: Option<Val> = None;
+        for body in bodies.into_iter().take(4) {
+            let v = self.eval(body, 0, depth + 1);
+            let dest = self.any_stream_of(&v)?.dest;
+            match &found {
+                Some(f) if self.any_stream_of(f).map(|s| s.dest) != Some(dest) => return None,
+                Some(_) => {}
+                None => found = Some(v),
+            }
+        }
+        found
     }
 
     /// The text of the outermost function around a scope (below the file), or the whole file.
