@@ -232,6 +232,8 @@ pub struct Engine<'t, S: Syntax<'t>> {
     returns: FastMap<&'t str, Vec<Node<'t>>>,
     /// Members of singletons by qualified name.
     statics: FastMap<String, Val>,
+    /// A member's own name → its qualified name, when only one singleton has it.
+    static_names: FastMap<String, Option<String>>,
     /// Function scopes by their node's byte range.
     function_at: FastMap<(usize, usize), usize>,
     /// Function scopes known to be (or not to be) a hand-written transport's send method.
@@ -261,6 +263,7 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             config_of: FastMap::default(),
             returns: FastMap::default(),
             statics: FastMap::default(),
+            static_names: FastMap::default(),
             pretty: Vec::new(),
             function_at: FastMap::default(),
             transport: FastMap::default(),
@@ -428,6 +431,15 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             }
             Shape::Static(name, value) => {
                 let v = self.eval(value, scope, 0);
+                let own = super::last_segment(&name).to_string();
+                self.static_names
+                    .entry(own)
+                    .and_modify(|q| {
+                        if q.as_deref() != Some(name.as_str()) {
+                            *q = None;
+                        }
+                    })
+                    .or_insert_with(|| Some(name.clone()));
                 self.statics.insert(name, v);
             }
             Shape::AssignMany(list) => {
@@ -504,9 +516,9 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 }
                 // A singleton member used by its own name (a companion object's `OUT` in
                 // its class).
-                let suffix = format!("{}{name}", self.syn.sep());
-                let mut members = self.statics.iter().filter(|(k, _)| k.ends_with(&suffix));
-                if let (Some((_, v)), None) = (members.next(), members.next()) {
+                if let Some(Some(q)) = self.static_names.get(name)
+                    && let Some(v) = self.statics.get(q)
+                {
                     return v.clone();
                 }
                 match self.syn.qualify(name) {
