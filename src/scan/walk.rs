@@ -277,7 +277,9 @@ impl Context {
                 "scripts" | "script" | "bench" | "benches" | "benchmarks"
             )
         });
+        // Gradle's Kotlin build scripts (`build.gradle.kts`) run in the build, not the server.
         if dev_dir
+            || name.ends_with(".gradle.kts")
             || matches!(
                 name.as_str(),
                 // A Rust build script's stdout is read by cargo (`cargo:rerun-if-changed=`).
@@ -323,6 +325,10 @@ mod tests {
         );
         assert_eq!(Context::of(Path::new("src/latest.py")), Context::Source);
         assert_eq!(Context::of(Path::new("build.rs")), Context::DevScript);
+        assert_eq!(
+            Context::of(Path::new("app/build.gradle.kts")),
+            Context::DevScript
+        );
         assert_eq!(Context::of(Path::new("src/build.rs")), Context::DevScript);
         assert_eq!(
             Context::of(Path::new("Server.Tests/ToolTests.cs")),
