@@ -30,6 +30,8 @@ const NAMESPACES: &[&str] = &[
     "System.",
     "NLog.Targets.",
     "NLog.",
+    "log4net.Appender.",
+    "log4net.",
 ];
 
 impl<'t> Cs<'t> {

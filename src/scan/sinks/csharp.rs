@@ -53,6 +53,26 @@ macro_rules! spectre {
     };
 }
 
+/// log4net's console appenders write to `Console.Out` unless `Target = "Console.Error"`.
+macro_rules! log4net {
+    ($name:expr) => {
+        Config {
+            name: $name,
+            form: Constructor,
+            library: "log4net",
+            conds: &[],
+            keys: &[],
+            rule: &LOGGER,
+            arg: arg(None, Some("Target"), Stdout, Means::Sink),
+            setters: &["Target"],
+            triggers: &[],
+            stdout_values: &["Console.Out", "ConsoleOut"],
+            stderr_values: &["Console.Error", "ConsoleError"],
+            message: "log4net's `{name}` logs to Console.Out unless `Target = \"Console.Error\"`",
+        }
+    };
+}
+
 static SINKS: &[Sink] = &[
     // System.Diagnostics: `new ConsoleTraceListener()` writes trace output to stdout,
     // `new ConsoleTraceListener(true)` to stderr.
@@ -203,6 +223,10 @@ static CONFIGS: &[Config] = &[
         stderr_values: &[],
         message: "NLog's `{name}` without `StdErr = true` logs to stdout",
     },
+    log4net!("ConsoleAppender"),
+    log4net!("ColoredConsoleAppender"),
+    log4net!("ManagedColoredConsoleAppender"),
+    log4net!("AnsiColorTerminalAppender"),
     Config {
         name: "ProcessStartInfo",
         form: Constructor,

@@ -175,6 +175,22 @@ static SINKS: &[Sink] = &[
         "`{name}(...)` copies into stdout"
     ),
     row!(
+        "syscall.Write",
+        Function,
+        WRITE,
+        arg(Some(0), None, Other, Means::Fd),
+        &[NotPayload(1)],
+        "`{name}(1, ...)` writes to file descriptor 1 (stdout)"
+    ),
+    row!(
+        "golang.org/x/sys/unix.Write",
+        Function,
+        WRITE,
+        arg(Some(0), None, Other, Means::Fd),
+        &[NotPayload(1)],
+        "`{name}(1, ...)` writes to file descriptor 1 (stdout)"
+    ),
+    row!(
         "io.CopyBuffer",
         Function,
         WRITE,

@@ -152,6 +152,14 @@ static SINKS: &[Sink] = &[
         "`{name}()` logs to stdout (simple_logger's default)"
     ),
     row!(
+        "libc::write",
+        Function,
+        WRITE,
+        arg(Some(0), None, Other, Means::Fd),
+        &[],
+        "`{name}(1, ...)` writes to file descriptor 1 (stdout)"
+    ),
+    row!(
         "std::io::copy",
         Function,
         WRITE,
