@@ -175,6 +175,38 @@ static SINKS: &[Sink] = &[
         "`{name}(...)` copies into stdout"
     ),
     row!(
+        "github.com/pterm/pterm.Print",
+        Function,
+        PRINT,
+        always(Stdout),
+        &[],
+        "`{name}(...)` prints to stdout (pterm's default writer)"
+    ),
+    row!(
+        "github.com/pterm/pterm.Printf",
+        Function,
+        PRINT,
+        always(Stdout),
+        &[],
+        "`{name}(...)` prints to stdout (pterm's default writer)"
+    ),
+    row!(
+        "github.com/pterm/pterm.Println",
+        Function,
+        PRINT,
+        always(Stdout),
+        &[],
+        "`{name}(...)` prints to stdout (pterm's default writer)"
+    ),
+    row!(
+        "github.com/pterm/pterm.Printfln",
+        Function,
+        PRINT,
+        always(Stdout),
+        &[],
+        "`{name}(...)` prints to stdout (pterm's default writer)"
+    ),
+    row!(
         "syscall.Write",
         Function,
         WRITE,
@@ -397,6 +429,12 @@ static STREAMS: &[StreamValue] = &[
     // fatih/color: "By default os.Stdout is used" (`color.Output`).
     stream("github.com/fatih/color.New()", Stdout, false),
     stream("github.com/fatih/color.Output", Stdout, false),
+    // pterm's printers write to stdout unless given a writer (`pterm.Info.Println(...)`).
+    stream("github.com/pterm/pterm.Info", Stdout, false),
+    stream("github.com/pterm/pterm.Success", Stdout, false),
+    stream("github.com/pterm/pterm.Warning", Stdout, false),
+    stream("github.com/pterm/pterm.Error", Stdout, false),
+    stream("github.com/pterm/pterm.Description", Stdout, false),
 ];
 
 pub static TABLE: Table = Table {
@@ -405,7 +443,7 @@ pub static TABLE: Table = Table {
     streams: STREAMS,
     wrappers: WRAPPERS,
     configs: CONFIGS,
-    print_methods: &["Print", "Printf", "Println"],
+    print_methods: &["Print", "Printf", "Println", "Printfln"],
     write_methods: &[
         "Write",
         "WriteString",
