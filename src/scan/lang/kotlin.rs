@@ -234,7 +234,14 @@ impl<'t> Syntax<'t> for Kt<'t> {
     fn shape(&self, node: Node<'t>) -> Shape<'t> {
         match node.kind() {
             "function_declaration" => {
-                let top = node.parent().is_some_and(|p| p.kind() == "source_file");
+                // `main` at the top, or `@JvmStatic fun main` in an object or a companion.
+                let top = node.parent().is_some_and(|p| {
+                    p.kind() == "source_file"
+                        || (p.kind() == "class_body"
+                            && p.parent().is_some_and(|o| {
+                                matches!(o.kind(), "object_declaration" | "companion_object")
+                            }))
+                });
                 Shape::Scope {
                     function: true,
                     entry: top && self.name_of(node) == Some("main"),
