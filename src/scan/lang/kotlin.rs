@@ -358,6 +358,8 @@ impl<'t> Syntax<'t> for Kt<'t> {
                 let mut c = node.walk();
                 let kids: Vec<Node> = node.named_children(&mut c).collect();
                 match kids.as_slice() {
+                    // `::println` in a class with its own `println` is the member.
+                    [name] if self.member_of_class(*name) => Shape::Other,
                     [name] => Shape::Reference(None, self.text(*name)),
                     [recv, .., name] => Shape::Reference(Some(*recv), self.text(*name)),
                     [] => Shape::Other,
