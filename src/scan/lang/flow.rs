@@ -478,6 +478,20 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
         }
     }
 
+    /// Whether the nearest binding of a name is outside every function (a class body's field,
+    /// a top-level variable).
+    fn bound_outside_functions(&self, name: &str, scope: usize) -> bool {
+        let mut s = Some(scope);
+        while let Some(id) = s {
+            let sc = &self.scopes[id];
+            if sc.bindings.contains_key(name) {
+                return sc.function == 0;
+            }
+            s = sc.parent;
+        }
+        false
+    }
+
     fn lookup(&self, name: &str, scope: usize, pos: usize) -> Option<&Val> {
         let mut s = Some(scope);
         while let Some(id) = s {
@@ -1268,8 +1282,13 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
 
     fn assign(&mut self, node: Node<'t>, target: Node<'t>, value: Node<'t>, scope: usize) {
         match self.syn.expr(target) {
-            Expr::Ident(_) => {
+            Expr::Ident(name) => {
                 let v = self.eval(value, scope, 0);
+                // A name bound outside the function (a class's field, `_out = Console.Out` in
+                // the constructor) is that field.
+                if self.scopes[scope].function != 0 && self.bound_outside_functions(name, scope) {
+                    self.fields.insert(name, v.clone());
+                }
                 self.bind(scope, target, v);
             }
             Expr::Field(name) => {
