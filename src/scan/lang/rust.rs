@@ -66,8 +66,18 @@ impl<'t> Rs<'t> {
                         .strip_prefix("#[")
                         .and_then(|a| a.split(['(', ']']).next())
                         .unwrap_or("");
-                    let test =
-                        compact.contains("cfg(test)") || path == "test" || path.ends_with("::test");
+                    // `#[cfg(test)]`, `#[cfg(all(test, ...))]`; not `any(...)` or `not(test)`.
+                    let cfg = compact
+                        .strip_prefix("#[cfg(")
+                        .and_then(|c| c.strip_suffix(")]"))
+                        .unwrap_or("");
+                    let words = |c: &str| {
+                        c.split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+                            .any(|w| w == "test")
+                    };
+                    let cfg_test = cfg == "test"
+                        || (cfg.starts_with("all(") && words(cfg) && !cfg.contains("not(test"));
+                    let test = cfg_test || path == "test" || path.ends_with("::test");
                     if test && let Some(item) = n.next_named_sibling() {
                         let rows = n.start_position().row..=item.end_position().row;
                         rs.tests.push(rows);
