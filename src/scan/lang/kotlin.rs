@@ -121,7 +121,9 @@ impl<'t> Kt<'t> {
 
     /// The innermost lambda around a node, within its function.
     fn enclosing_lambda(&self, mut n: Node<'t>) -> Option<Node<'t>> {
-        while let Some(p) = n.parent() {
+        // A bounded climb: deeper nesting is no scope function's lambda worth following.
+        for _ in 0..256 {
+            let p = n.parent()?;
             match p.kind() {
                 "lambda_literal" => return Some(p),
                 "function_declaration" | "class_body" | "source_file" => return None,
