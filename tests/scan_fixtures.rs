@@ -239,8 +239,9 @@ fn every_language_has_fixtures_with_findings_and_clean_lines() {
     }
 }
 
-/// The same equivalence on a large real tree: the one `scripts/bench-scan` builds (Python
-/// standard library plus node_modules). Slow, so ignored by default:
+/// The same equivalence on a large real tree: the one `scripts/bench-scan` builds (the Python
+/// wheels and npm packages of MCP servers and SDKs, with their dependencies). Slow, so ignored
+/// by default:
 /// `cargo test --release --test scan_fixtures -- --ignored`.
 #[test]
 #[ignore = "needs the tree scripts/bench-scan builds; run with --ignored"]

@@ -65,7 +65,7 @@ rules! {
         class: Class::StdioTransport,
         check: Check::StaticScan,
         summary: "The code replaces the process's stdout, which kills the protocol transport itself.",
-        what: "An assignment or call that points stdout somewhere else for the whole process: `sys.stdout = sys.stderr` (or any stream that does not wrap stdout), `os.dup2(2, 1)` without first saving fd 1, `process.stdout.write = ...`, Go `os.Stdout = os.Stderr`, Java `System.setOut(...)`, C# `Console.SetOut(...)`.",
+        what: "An assignment or call that points stdout somewhere else for the whole process: `sys.stdout = sys.stderr` (or any stream that does not wrap stdout), `os.dup2(2, 1)` without first saving fd 1, `process.stdout.write = ...`, Go `os.Stdout = os.Stderr`, Java/Kotlin `System.setOut(...)`. C# `Console.SetOut(...)` is not reported: the MCP C# SDK writes to `Console.OpenStandardOutput()`, so `Console.SetOut(Console.Error)` is the usual fix (later `Console.WriteLine` calls then go to stderr).",
         why: "A common attempt to silence prints: but the MCP SDKs take stdout when the transport starts, so the JSON-RPC replies themselves go to stderr or nowhere and no client ever completes the handshake.",
         example: "`sys.stdout = sys.stderr  # keep prints off the protocol` at the top of `server.py`.",
         fix: "Leave stdout alone and send diagnostics to stderr explicitly. To silence a noisy library for one call, wrap only that call in `contextlib.redirect_stdout(sys.stderr)`.",

@@ -10,6 +10,7 @@
 
 pub mod lang;
 pub mod plan;
+pub mod sinks;
 pub mod suppress;
 pub mod walk;
 
@@ -199,6 +200,7 @@ pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
         .collect();
     order.sort_by(|a, b| b.cmp(a));
     let next = AtomicUsize::new(0);
+    let budget = Budget::new(LARGE_FILES_IN_FLIGHT_BYTES);
     let mut outcomes: Vec<Option<FileOutcome>> = Vec::new();
     outcomes.resize_with(files.len(), || None);
     let results: Vec<Vec<(usize, FileOutcome)>> = std::thread::scope(|s| {
@@ -209,10 +211,25 @@ pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
                     .stack_size(WORKER_STACK_BYTES)
                     .spawn_scoped(s, || {
                         let mut mine = Vec::new();
+                        let scan = |i: usize, size: u64| {
+                            let o = scan_file_guarded(&files[i], opts);
+                            budget.release(size);
+                            (i, o)
+                        };
                         loop {
                             let k = next.fetch_add(1, Ordering::Relaxed);
-                            let Some(&(_, i)) = order.get(k) else { break };
-                            mine.push((i, scan_file_guarded(&files[i], opts)));
+                            let Some(&(size, i)) = order.get(k) else {
+                                break;
+                            };
+                            // A large file waits for memory: meanwhile, the next files.
+                            if budget.try_acquire(size) {
+                                mine.push(scan(i, size));
+                            } else {
+                                budget.defer(size, i);
+                            }
+                        }
+                        while let Some((size, i)) = budget.next_deferred() {
+                            mine.push(scan(i, size));
                         }
                         mine
                     })
@@ -270,6 +287,80 @@ pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
     Ok(ScanResult { issues, stats })
 }
 
+/// Files at least this large count against [`LARGE_FILES_IN_FLIGHT_BYTES`]; smaller ones never
+/// wait (their trees are small).
+const LARGE_FILE_BYTES: u64 = 256 * 1024;
+
+/// The most bytes of large files scanned at once: a tree costs tens of bytes per parsed byte,
+/// so two bundles of a few MB parsed side by side would take hundreds of MB. A file larger than
+/// this is scanned when no other large file is.
+const LARGE_FILES_IN_FLIGHT_BYTES: u64 = 3 * 1024 * 1024;
+
+/// The memory budget of the workers: the bytes of large files in flight, and the large files
+/// deferred until the budget has room (so no worker idles while one waits).
+struct Budget {
+    state: std::sync::Mutex<(u64, Vec<(u64, usize)>)>,
+    freed: std::sync::Condvar,
+    limit: u64,
+}
+
+impl Budget {
+    fn new(limit: u64) -> Budget {
+        Budget {
+            state: std::sync::Mutex::new((0, Vec::new())),
+            freed: std::sync::Condvar::new(),
+            limit,
+        }
+    }
+
+    fn fits(&self, used: u64, size: u64) -> bool {
+        used == 0 || used + size <= self.limit
+    }
+
+    /// Takes room for a file now, if there is.
+    fn try_acquire(&self, size: u64) -> bool {
+        if size < LARGE_FILE_BYTES {
+            return true;
+        }
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if self.fits(st.0, size) {
+            st.0 += size;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn defer(&self, size: u64, i: usize) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.1.push((size, i));
+    }
+
+    /// A deferred file with room taken for it, waiting for room when needed; `None` when none
+    /// is left.
+    fn next_deferred(&self) -> Option<(u64, usize)> {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let (size, i) = *st.1.last()?;
+            if self.fits(st.0, size) {
+                st.1.pop();
+                st.0 += size;
+                return Some((size, i));
+            }
+            st = self.freed.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn release(&self, size: u64) {
+        if size < LARGE_FILE_BYTES {
+            return;
+        }
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.0 -= size;
+        self.freed.notify_all();
+    }
+}
+
 /// One file's findings → `Issue`s with 1-based `Location::Source` positions (character
 /// columns), dropping those a condition met elsewhere in the scan cancels.
 fn source_issues(
@@ -309,7 +400,11 @@ fn source_issues(
         if let Some(l) = lang {
             issue = issue.field("language", l.name());
         }
-        let ctx = Context::of(&file.display);
+        let ctx = if f.test {
+            Context::Test
+        } else {
+            Context::of(&file.display)
+        };
         if let Some(label) = ctx.label() {
             issue = issue.field("context", label);
         }
@@ -384,14 +479,50 @@ fn scan_bytes(file: &Candidate, bytes: Vec<u8>, opts: &ScanOptions) -> FileOutco
         return out;
     };
     out.lang = Some(lang);
+    let Some((text, plan)) = planned(lang, bytes, opts) else {
+        out.prefiltered = true;
+        return out;
+    };
+    out.parsed_bytes = match &plan {
+        Plan::Ranges(r) => r.iter().map(|(r, _)| r.len() as u64).sum(),
+        _ => text.len() as u64,
+    };
+    let Some((tree, parsed_whole)) = parse(lang, &text, &plan) else {
+        out.skipped = true;
+        return out;
+    };
+    if parsed_whole {
+        out.parsed_bytes += text.len() as u64;
+    }
+    out.parsed = true;
+    let facts = lang::analyze(lang, &tree, &text);
+    out.satisfies = facts.satisfies;
+    let text = text.into_bytes();
+    let findings = checked(lang, &tree, &text, facts.findings, opts);
+    let ctx = Context::of(&file.display);
+    out.findings = findings
+        .into_iter()
+        .map(|f| {
+            let sev = lowered(f.rule, if f.test { Context::Test } else { ctx });
+            (f, sev)
+        })
+        .collect();
+    if !out.findings.is_empty() {
+        out.text = Some(text);
+    }
+    out
+}
+
+/// The prefilter and the plan: `None` when the file holds no candidate; else its text (lossy
+/// for non-UTF-8 files) and what to parse of it.
+fn planned(lang: Lang, bytes: Vec<u8>, opts: &ScanOptions) -> Option<(String, Plan)> {
     if opts.prefilter
         && !lang
             .prefilter()
             .iter()
             .any(|t| memchr::memmem::find(&bytes, t.as_bytes()).is_some())
     {
-        out.prefiltered = true;
-        return out;
+        return None;
     }
     let plan_of = |text: &[u8]| {
         if !opts.prefilter {
@@ -406,31 +537,27 @@ fn scan_bytes(file: &Candidate, bytes: Vec<u8>, opts: &ScanOptions) -> FileOutco
         }
     };
     // The plan runs on the raw bytes, so a file ruled out is never even validated.
-    let mut plan = plan_of(&bytes);
+    let plan = plan_of(&bytes);
     if plan == Plan::Skip {
-        out.prefiltered = true;
-        return out;
+        return None;
     }
     // Non-UTF-8 text is scanned with replacement characters (planned again, since offsets
     // move): positions before the first bad byte are exact, and nothing crashes.
-    let text: String = match String::from_utf8(bytes) {
-        Ok(text) => text,
+    match String::from_utf8(bytes) {
+        Ok(text) => Some((text, plan)),
         Err(e) => {
             let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-            plan = plan_of(text.as_bytes());
-            if plan == Plan::Skip {
-                out.prefiltered = true;
-                return out;
-            }
-            text
+            let plan = plan_of(text.as_bytes());
+            (plan != Plan::Skip).then_some((text, plan))
         }
-    };
-    out.parsed_bytes = match &plan {
-        Plan::Ranges(r) => r.iter().map(|(r, _)| r.len() as u64).sum(),
-        _ => text.len() as u64,
-    };
-    let parsed_whole = std::cell::Cell::new(false);
-    let tree = PARSERS.with(|cell| {
+    }
+}
+
+/// Parses the planned ranges with the thread's parser of the language, or the whole text; true
+/// when the whole text was parsed after a planned parse (whose tree had a syntax error that
+/// may come from the cut).
+fn parse(lang: Lang, text: &str, plan: &Plan) -> Option<(tree_sitter::Tree, bool)> {
+    PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let parser = parsers.entry(lang).or_insert_with(|| {
             let mut p = tree_sitter::Parser::new();
@@ -438,34 +565,32 @@ fn scan_bytes(file: &Candidate, bytes: Vec<u8>, opts: &ScanOptions) -> FileOutco
                 .expect("bundled grammars match the tree-sitter core");
             p
         });
-        if let Plan::Ranges(ranges) = &plan {
+        let mut again = false;
+        if let Plan::Ranges(ranges) = plan {
             let ranges = ts_ranges(text.as_bytes(), ranges);
             if parser.set_included_ranges(&ranges).is_ok() {
                 let partial = parser.parse(text.as_bytes(), None);
                 let _ = parser.set_included_ranges(&[]);
-                // A syntax error in the kept statements may come from the cut: parse it all.
                 if let Some(t) = partial.filter(|t| !t.root_node().has_error()) {
-                    return Some(t);
+                    return Some((t, false));
                 }
-                parsed_whole.set(true);
+                again = true;
             }
         }
-        parser.parse(text.as_bytes(), None)
-    });
-    if parsed_whole.get() {
-        out.parsed_bytes += text.len() as u64;
-    }
-    let Some(tree) = tree else {
-        out.skipped = true;
-        return out;
-    };
-    out.parsed = true;
-    let facts = lang::analyze(lang, &tree, &text);
-    let text = text.into_bytes();
-    out.satisfies = facts.satisfies;
-    let ctx = Context::of(&file.display);
-    let mut findings: Vec<Finding> = facts
-        .findings
+        parser.parse(text.as_bytes(), None).map(|t| (t, again))
+    })
+}
+
+/// The analyzer's findings the options want, the parse-error note, inline suppressions applied,
+/// sorted and without duplicates.
+fn checked(
+    lang: Lang,
+    tree: &tree_sitter::Tree,
+    text: &[u8],
+    findings: Vec<Finding>,
+    opts: &ScanOptions,
+) -> Vec<Finding> {
+    let mut findings: Vec<Finding> = findings
         .into_iter()
         .filter(|f| opts.wants(f.rule))
         .collect();
@@ -490,10 +615,11 @@ fn scan_bytes(file: &Candidate, bytes: Vec<u8>, opts: &ScanOptions) -> FileOutco
             ),
             help: None,
             unless: None,
+            test: false,
         });
     }
-    if !findings.is_empty() && suppress::may_have_markers(&text) {
-        let sups = suppress::collect(lang, &tree, &text);
+    if !findings.is_empty() && suppress::may_have_markers(text) {
+        let sups = suppress::collect(lang, tree, text);
         findings.retain(|f| {
             !sups
                 .iter()
@@ -502,17 +628,7 @@ fn scan_bytes(file: &Candidate, bytes: Vec<u8>, opts: &ScanOptions) -> FileOutco
     }
     findings.sort_by_key(|f| (f.start, f.end, f.rule.code));
     findings.dedup_by(|a, b| a.start == b.start && a.rule == b.rule);
-    out.findings = findings
-        .into_iter()
-        .map(|f| {
-            let sev = lowered(f.rule, ctx);
-            (f, sev)
-        })
-        .collect();
-    if !out.findings.is_empty() {
-        out.text = Some(text);
-    }
-    out
+    findings
 }
 
 /// Severity in context: write findings in tests and dev scripts are warnings (they do not run
@@ -538,6 +654,7 @@ fn note(out: &mut FileOutcome, opts: &ScanOptions, rule: &'static Rule, message:
                 message,
                 help: None,
                 unless: None,
+                test: false,
             },
             rule.severity,
         ));

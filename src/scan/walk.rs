@@ -238,15 +238,21 @@ impl Context {
             .unwrap_or("")
             .to_ascii_lowercase();
         let stem = name.split('.').next().unwrap_or("");
+        // JVM and .NET test classes: `ServerTest`, `ServerTests`, `Test` (not `Latest`).
+        let original = display.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let original_stem = original.split('.').next().unwrap_or("");
+        let test_class = original_stem
+            .strip_suffix("Tests")
+            .or_else(|| original_stem.strip_suffix("Test"))
+            .is_some_and(|b| b.is_empty() || b.ends_with(|c: char| !c.is_ascii_uppercase()));
         let test_name = name.starts_with("test_")
             || stem.ends_with("_test")
             || stem.ends_with("_tests")
             || name == "conftest.py"
             || name.contains(".test.")
             || name.contains(".spec.")
-            || stem.ends_with("test") && stem.len() > 4 && name.ends_with(".java")
-            || stem.ends_with("tests") && (name.ends_with(".cs") || name.ends_with(".kt"))
-            || stem.ends_with("test") && name.ends_with(".kt");
+            || test_class && (name.ends_with(".java") || name.ends_with(".kt"))
+            || stem.ends_with("tests") && name.ends_with(".cs");
         let dirs: Vec<String> = display
             .parent()
             .map(|p| {
@@ -258,13 +264,28 @@ impl Context {
                     .collect()
             })
             .unwrap_or_default();
+        // .NET test projects are folders named `X.Tests`, `X.UnitTests`, `X.IntegrationTests`.
         let test_dir = dirs.iter().any(|d| {
             matches!(
                 d.as_str(),
                 "test" | "tests" | "__tests__" | "spec" | "specs" | "e2e"
-            )
+            ) || d.ends_with(".tests")
+                || d.ends_with(".test")
+                || d.ends_with(".unittests")
+                || d.ends_with(".integrationtests")
         });
-        if test_name || test_dir {
+        // Gradle/Kotlin Multiplatform test source sets: `src/jvmTest/`, `src/commonTest/`,
+        // `src/integrationTest/` (a lowercase letter, then `Test`).
+        let source_set = display.parent().is_some_and(|p| {
+            p.components().any(|c| match c {
+                Component::Normal(s) => s.to_str().is_some_and(|s| {
+                    let stem = s.strip_suffix("Tests").or_else(|| s.strip_suffix("Test"));
+                    stem.is_some_and(|b| b.ends_with(|c: char| c.is_ascii_lowercase()))
+                }),
+                _ => false,
+            })
+        });
+        if test_name || test_dir || source_set {
             return Context::Test;
         }
         let dev_dir = dirs.iter().any(|d| {
@@ -273,10 +294,13 @@ impl Context {
                 "scripts" | "script" | "bench" | "benches" | "benchmarks"
             )
         });
+        // Gradle's Kotlin build scripts (`build.gradle.kts`) run in the build, not the server.
         if dev_dir
+            || name.ends_with(".gradle.kts")
             || matches!(
                 name.as_str(),
-                "setup.py" | "noxfile.py" | "tasks.py" | "fabfile.py"
+                // A Rust build script's stdout is read by cargo (`cargo:rerun-if-changed=`).
+                "setup.py" | "noxfile.py" | "tasks.py" | "fabfile.py" | "build.rs"
             )
         {
             return Context::DevScript;
@@ -317,5 +341,36 @@ mod tests {
             Context::Source
         );
         assert_eq!(Context::of(Path::new("src/latest.py")), Context::Source);
+        assert_eq!(Context::of(Path::new("build.rs")), Context::DevScript);
+        assert_eq!(
+            Context::of(Path::new("src/main/java/a/ClientTests.java")),
+            Context::Test
+        );
+        assert_eq!(
+            Context::of(Path::new("sdk/src/jvmTest/kotlin/a/Server.kt")),
+            Context::Test
+        );
+        assert_eq!(
+            Context::of(Path::new("src/main/kotlin/Latest.kt")),
+            Context::Source
+        );
+        assert_eq!(Context::of(Path::new("src/latest/a.go")), Context::Source);
+        assert_eq!(
+            Context::of(Path::new("app/build.gradle.kts")),
+            Context::DevScript
+        );
+        assert_eq!(Context::of(Path::new("src/build.rs")), Context::DevScript);
+        assert_eq!(
+            Context::of(Path::new("Server.Tests/ToolTests.cs")),
+            Context::Test
+        );
+        assert_eq!(
+            Context::of(Path::new("src/Server.UnitTests/Echo.cs")),
+            Context::Test
+        );
+        assert_eq!(
+            Context::of(Path::new("src/Server/Echo.cs")),
+            Context::Source
+        );
     }
 }

@@ -1,70 +1,92 @@
-//! Go: `fmt.Print*`, writes to `os.Stdout`, loggers pointed at it, child processes given it, and
-//! `os.Stdout` reassigned. Package names come from the file's imports (aliases and dot-imports
-//! included), so a local `fmt` value or another package's `Println` is not mistaken for `fmt`.
-//! Go's builtin `print`/`println` write to stderr and are not reported.
+//! Go: the shared resolver ([`flow`](super::flow)) over Go's syntax. Package names come from
+//! the file's imports (aliases and dot-imports included), so a local `fmt` value or another
+//! package's `Println` is not mistaken for `fmt`; `:=`, `var` and assignments carry stream
+//! facts (`w := bufio.NewWriter(os.Stdout)`), struct literals are constructions with named
+//! fields (`exec.Cmd{Stdout: os.Stdout}`, `zap.Config{OutputPaths: ...}`). Go's builtin
+//! `print`/`println` write to stderr and are not reported.
 
-use super::{Field, FileFacts, Finding, Lang, captured, is_transport_name, query, snippet, text};
-use crate::catalog::scan::{
-    STATIC_PRINT_CALL, STATIC_STDOUT_INHERIT, STATIC_STDOUT_LOGGER, STATIC_STDOUT_REDIRECT,
-    STATIC_STDOUT_WRITE,
-};
-use std::collections::{HashMap, HashSet};
-use std::sync::LazyLock;
-use tree_sitter::{Node, Query, Tree};
+use super::flow::{Call, Engine, Expr, Shape, Syntax};
+use super::{Field, FileFacts, text};
+use crate::scan::sinks;
+use std::collections::HashMap;
+use tree_sitter::{Node, Tree};
 
-static QUERY: LazyLock<Query> = LazyLock::new(|| {
-    query(
-        Lang::Go,
-        "[(import_spec) (call_expression) (assignment_statement) (short_var_declaration) \
-         (var_spec) (keyed_element)] @n",
-    )
-});
+pub fn analyze(tree: &Tree, src: &str) -> FileFacts {
+    let table = sinks::table(super::Lang::Go).expect("Go has a sink table");
+    let go = Go::new(tree.root_node(), src);
+    Engine::new(go, src, table).run(tree.root_node())
+}
 
 struct Go<'t> {
     src: &'t [u8],
     /// Local package name → import path.
     packages: HashMap<String, String>,
     /// Import paths imported with `.`.
-    dot: HashSet<String>,
-    /// Variables assigned `os.Stdout`.
-    stdout_vars: HashSet<&'t str>,
-    facts: FileFacts,
-}
-
-pub fn analyze(tree: &Tree, src: &[u8]) -> FileFacts {
-    let nodes = captured(&QUERY, tree, src);
-    let mut go = Go {
-        src,
-        packages: HashMap::new(),
-        dot: HashSet::new(),
-        stdout_vars: HashSet::new(),
-        facts: FileFacts::default(),
-    };
-    for n in nodes.iter().filter(|n| n.kind() == "import_spec") {
-        go.import(*n);
-    }
-    for n in nodes.iter().filter(|n| {
-        matches!(
-            n.kind(),
-            "short_var_declaration" | "var_spec" | "assignment_statement"
-        )
-    }) {
-        go.track_vars(*n);
-    }
-    for n in nodes {
-        match n.kind() {
-            "call_expression" => go.call(n),
-            "assignment_statement" => go.assignment(n),
-            "keyed_element" => go.keyed(n),
-            _ => {}
-        }
-    }
-    go.facts
+    dot: Vec<String>,
+    /// Types with a method that serializes a JSON message and writes it (`func (f *frameWriter)
+    /// WriteMessage(msg *Message) error { b, _ := json.Marshal(msg); f.w.Write(b) ... }`): the
+    /// hand-written transport, whose stdout writer is the protocol's own.
+    transports: Vec<&'t str>,
 }
 
 impl<'t> Go<'t> {
+    fn new(root: Node<'t>, src: &'t str) -> Go<'t> {
+        let mut go = Go {
+            src: src.as_bytes(),
+            packages: HashMap::new(),
+            dot: Vec::new(),
+            transports: Vec::new(),
+        };
+        let mut stack = vec![root];
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                "source_file" | "import_declaration" | "import_spec_list" => {
+                    let mut c = n.walk();
+                    stack.extend(n.named_children(&mut c));
+                }
+                "import_spec" => go.import(n),
+                "method_declaration" => {
+                    if let Some(t) = go.transport_type(n) {
+                        go.transports.push(t);
+                    }
+                }
+                _ => {}
+            }
+        }
+        go
+    }
+
     fn text(&self, n: Node<'t>) -> &'t str {
         text(n, self.src)
+    }
+
+    /// The receiver type of a method that sends a JSON-serialized message.
+    fn transport_type(&self, method: Node<'t>) -> Option<&'t str> {
+        let body_node = method.field("body")?;
+        let body = self.text(body_node);
+        // The name and parameters say it sends a protocol message (`WriteMessage(msg
+        // *Message)`, `Send(resp Response)`): a JSON log writer (`Write(p []byte)`) is not one.
+        let signature = self
+            .src
+            .get(method.start_byte()..body_node.start_byte())
+            .map(|b| String::from_utf8_lossy(b).to_ascii_lowercase())
+            .unwrap_or_default();
+        let sends = [
+            "send", "message", "msg", "frame", "reply", "respon", "notif", "rpc",
+        ]
+        .iter()
+        .any(|w| signature.contains(w));
+        if !sends || !(body.contains("json.Marshal") || body.contains(".Encode(")) {
+            return None;
+        }
+        let receiver = self.text(method.field("receiver")?);
+        let ty = receiver
+            .trim_matches(['(', ')'])
+            .split_whitespace()
+            .last()?
+            .trim_start_matches('*');
+        let ty = ty.split('[').next().unwrap_or(ty);
+        Some(ty)
     }
 
     fn import(&mut self, spec: Node<'t>) {
@@ -73,248 +95,276 @@ impl<'t> Go<'t> {
         };
         let path = self.text(path).trim_matches(['"', '`']).to_string();
         match spec.field("name") {
-            Some(n) if n.kind() == "dot" => {
-                self.dot.insert(path);
-            }
+            Some(n) if n.kind() == "dot" => self.dot.push(path),
             Some(n) if n.kind() == "blank_identifier" => {}
             Some(n) => {
                 self.packages.insert(self.text(n).to_string(), path);
             }
             None => {
-                let mut name = path.rsplit('/').next().unwrap_or(&path).to_string();
+                let mut name = path.rsplit('/').next().unwrap_or(&path);
                 // `gopkg.in/yaml.v3` → `yaml`; `github.com/x/y/v2` → `y`.
-                if name.starts_with('v') && name[1..].chars().all(|c| c.is_ascii_digit()) {
-                    name = path.rsplit('/').nth(1).unwrap_or(&name).to_string();
+                if name.len() > 1
+                    && name.starts_with('v')
+                    && name[1..].chars().all(|c| c.is_ascii_digit())
+                {
+                    name = path.rsplit('/').nth(1).unwrap_or(name);
                 }
-                let name = name.split('.').next().unwrap_or(&name).to_string();
-                self.packages.insert(name, path);
+                let name = name.split('.').next().unwrap_or(name).to_string();
+                self.packages.insert(name, path.clone());
             }
         }
     }
 
-    /// The import path of a package-qualified selector's operand.
-    fn package_of(&self, operand: Node<'t>) -> Option<&str> {
-        if operand.kind() != "identifier" && operand.kind() != "package_identifier" {
+    fn list(&self, n: Option<Node<'t>>) -> Vec<Node<'t>> {
+        let Some(n) = n else { return Vec::new() };
+        if n.kind() == "expression_list" {
+            let mut c = n.walk();
+            n.named_children(&mut c)
+                .filter(|k| k.kind() != "comment")
+                .collect()
+        } else {
+            vec![n]
+        }
+    }
+
+    fn call(&self, node: Node<'t>) -> Option<Call<'t>> {
+        match node.kind() {
+            "call_expression" => {
+                let f = node.field("function")?;
+                let mut args = Vec::new();
+                if let Some(list) = node.field("arguments") {
+                    let mut c = list.walk();
+                    for a in list
+                        .named_children(&mut c)
+                        .filter(|a| a.kind() != "comment")
+                    {
+                        args.push((None, a, a));
+                    }
+                }
+                let (receiver, callee, name) = match f.kind() {
+                    "selector_expression" => {
+                        (f.field("operand"), None, self.text(f.field("field")?))
+                    }
+                    _ => (None, Some(f), self.text(f)),
+                };
+                Some(Call {
+                    node,
+                    receiver,
+                    callee,
+                    name,
+                    args,
+                })
+            }
+            "composite_literal" => {
+                let ty = node.field("type")?;
+                let body = node.field("body")?;
+                let mut args = Vec::new();
+                let mut c = body.walk();
+                for el in body.named_children(&mut c) {
+                    if el.kind() != "keyed_element" {
+                        continue;
+                    }
+                    let mut k = el.walk();
+                    let kids: Vec<Node> = el.named_children(&mut k).collect();
+                    let [key, value] = kids.as_slice() else {
+                        continue;
+                    };
+                    let unwrap = |n: Node<'t>| {
+                        if n.kind() == "literal_element" {
+                            n.named_child(0).unwrap_or(n)
+                        } else {
+                            n
+                        }
+                    };
+                    args.push((Some(self.text(unwrap(*key))), unwrap(*value), el));
+                }
+                let name = match ty.kind() {
+                    "qualified_type" => self.text(ty.field("name")?),
+                    _ => self.text(ty),
+                };
+                Some(Call {
+                    node,
+                    receiver: None,
+                    callee: Some(ty),
+                    name,
+                    args,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+impl<'t> Syntax<'t> for Go<'t> {
+    fn shape(&self, node: Node<'t>) -> Shape<'t> {
+        match node.kind() {
+            "function_declaration" => {
+                let name = node.field("name").map(|n| self.text(n)).unwrap_or("");
+                Shape::Scope {
+                    function: true,
+                    entry: matches!(name, "main" | "init"),
+                }
+            }
+            "method_declaration" | "func_literal" => Shape::Scope {
+                function: true,
+                entry: false,
+            },
+            "block" => Shape::Scope {
+                function: false,
+                entry: false,
+            },
+            "parameter_declaration" | "variadic_parameter_declaration" => {
+                let mut c = node.walk();
+                Shape::Bind(
+                    node.children_by_field_name("name", &mut c)
+                        .map(|n| (n, None))
+                        .collect(),
+                )
+            }
+            "short_var_declaration" | "assignment_statement" | "var_spec" | "const_spec" => {
+                let (left, right) = if matches!(node.kind(), "var_spec" | "const_spec") {
+                    let mut c = node.walk();
+                    let names: Vec<Node> = node.children_by_field_name("name", &mut c).collect();
+                    (names, self.list(node.field("value")))
+                } else {
+                    (
+                        self.list(node.field("left")),
+                        self.list(node.field("right")),
+                    )
+                };
+                let pairs: Vec<(Node, Option<Node>)> = if left.len() == right.len() {
+                    left.into_iter().zip(right.into_iter().map(Some)).collect()
+                } else {
+                    // `logger, err := zap.NewProduction()`: the first name is the call's value.
+                    let first = right.first().copied();
+                    left.into_iter()
+                        .enumerate()
+                        .map(|(i, l)| (l, if i == 0 { first } else { None }))
+                        .collect()
+                };
+                if node.kind() == "assignment_statement" {
+                    match pairs.as_slice() {
+                        [(l, Some(r))] if l.kind() != "identifier" => Shape::Assign(*l, *r),
+                        _ if pairs
+                            .iter()
+                            .any(|(l, r)| r.is_some() && l.kind() != "identifier") =>
+                        {
+                            Shape::AssignMany(
+                                pairs
+                                    .into_iter()
+                                    .filter_map(|(l, r)| Some((l, r?)))
+                                    .collect(),
+                            )
+                        }
+                        _ => Shape::Bind(
+                            pairs
+                                .into_iter()
+                                .filter(|(l, _)| l.kind() == "identifier")
+                                .collect(),
+                        ),
+                    }
+                } else {
+                    Shape::Bind(
+                        pairs
+                            .into_iter()
+                            .filter(|(l, _)| l.kind() == "identifier")
+                            .collect(),
+                    )
+                }
+            }
+            "call_expression" | "composite_literal" => match self.call(node) {
+                Some(c) => Shape::Call(c),
+                None => Shape::Other,
+            },
+            _ => Shape::Other,
+        }
+    }
+
+    fn expr(&self, node: Node<'t>) -> Expr<'t> {
+        match node.kind() {
+            "identifier" | "package_identifier" | "type_identifier" | "field_identifier" => {
+                Expr::Ident(self.text(node))
+            }
+            "selector_expression" => match (node.field("operand"), node.field("field")) {
+                (Some(o), Some(f)) => Expr::Member(o, self.text(f)),
+                _ => Expr::Unknown,
+            },
+            "qualified_type" => match (node.field("package"), node.field("name")) {
+                (Some(p), Some(n)) => Expr::Member(p, self.text(n)),
+                _ => Expr::Unknown,
+            },
+            "call_expression" | "composite_literal" => Expr::Call,
+            "parenthesized_expression" => node.named_child(0).map_or(Expr::Unknown, Expr::Inner),
+            "unary_expression" => match node.field("operand") {
+                Some(o)
+                    if matches!(
+                        node.field("operator").map(|o| self.text(o)),
+                        Some("&" | "*")
+                    ) =>
+                {
+                    Expr::Inner(o)
+                }
+                _ => Expr::Unknown,
+            },
+            "interpreted_string_literal" | "raw_string_literal" => {
+                Expr::Str(self.text(node).trim_matches(['"', '`']).to_string())
+            }
+            "int_literal" => self.text(node).parse().map_or(Expr::Unknown, Expr::Int),
+            "true" => Expr::Bool(true),
+            "false" => Expr::Bool(false),
+            "nil" => Expr::Null,
+            _ => Expr::Unknown,
+        }
+    }
+
+    fn qualify(&self, name: &str) -> Option<String> {
+        if let Some(p) = self.packages.get(name) {
+            return Some(p.clone());
+        }
+        let table = sinks::table(super::Lang::Go)?;
+        self.dot
+            .iter()
+            .map(|d| format!("{d}.{name}"))
+            .find(|q| table.names().any(|n| n == q))
+    }
+
+    fn is_payload(&self, node: Node<'t>) -> bool {
+        let t = self.text(node);
+        t.contains("json.Marshal") || t.contains("Encode(")
+    }
+
+    fn globals_hold(&self) -> bool {
+        true
+    }
+
+    fn is_transport_type(&self, name: &str) -> bool {
+        self.transports.contains(&name)
+    }
+
+    fn returned(&self, node: Node<'t>) -> Option<(&'t str, Node<'t>)> {
+        if node.kind() != "function_declaration" {
             return None;
         }
-        self.packages.get(self.text(operand)).map(String::as_str)
-    }
-
-    fn is_stdout(&self, mut n: Node<'t>) -> bool {
-        // Through any number of parentheses, iteratively: `((((os.Stdout))))` nested a hundred
-        // thousand deep must not overflow the stack.
-        while n.kind() == "parenthesized_expression" {
-            match n.named_child(0) {
-                Some(inner) => n = inner,
-                None => return false,
-            }
+        let name = self.text(node.field("name")?);
+        let mut body = node.field("body")?;
+        if let Some(list) = body.named_child(0).filter(|l| l.kind() == "statement_list") {
+            body = list;
         }
-        match n.kind() {
-            "selector_expression" => {
-                let (Some(op), Some(f)) = (n.field("operand"), n.field("field")) else {
-                    return false;
-                };
-                self.text(f) == "Stdout" && self.package_of(op) == Some("os")
-            }
-            "identifier" => {
-                let t = self.text(n);
-                self.stdout_vars.contains(t) || (t == "Stdout" && self.dot.contains("os"))
-            }
-            _ => false,
+        let mut c = body.walk();
+        let statements: Vec<Node> = body
+            .named_children(&mut c)
+            .filter(|k| k.kind() != "comment")
+            .collect();
+        let [ret] = statements.as_slice() else {
+            return None;
+        };
+        if ret.kind() != "return_statement" {
+            return None;
         }
-    }
-
-    fn track_vars(&mut self, n: Node<'t>) {
-        let (left, right) = match n.kind() {
-            "var_spec" => (n.field("name"), n.field("value")),
-            _ => (n.field("left"), n.field("right")),
-        };
-        let (Some(left), Some(right)) = (left, right) else {
-            return;
-        };
-        let lefts: Vec<Node> = if left.kind() == "expression_list" {
-            let mut c = left.walk();
-            left.named_children(&mut c).collect()
-        } else {
-            vec![left]
-        };
-        let rights: Vec<Node> = if right.kind() == "expression_list" {
-            let mut c = right.walk();
-            right.named_children(&mut c).collect()
-        } else {
-            vec![right]
-        };
-        for (l, r) in lefts.iter().zip(rights.iter()) {
-            if l.kind() == "identifier" && self.is_stdout(*r) {
-                self.stdout_vars.insert(self.text(*l));
-            }
+        let list = ret.named_child(0)?;
+        match self.list(Some(list)).as_slice() {
+            [one] => Some((name, *one)),
+            _ => None,
         }
-    }
-
-    fn args(&self, call: Node<'t>) -> Vec<Node<'t>> {
-        let Some(list) = call.field("arguments") else {
-            return Vec::new();
-        };
-        let mut c = list.walk();
-        list.named_children(&mut c)
-            .filter(|n| n.kind() != "comment")
-            .collect()
-    }
-
-    fn report(&mut self, rule: &'static crate::catalog::Rule, n: Node<'t>, msg: String) {
-        self.facts.findings.push(Finding::at(rule, n, msg));
-    }
-
-    fn call(&mut self, call: Node<'t>) {
-        let Some(func) = call.field("function") else {
-            return;
-        };
-        let args = self.args(call);
-        let name = snippet(func, self.src);
-        let (pkg, fname) = match func.kind() {
-            "selector_expression" => {
-                let (Some(op), Some(f)) = (func.field("operand"), func.field("field")) else {
-                    return;
-                };
-                if self.is_stdout(op) {
-                    if matches!(
-                        self.text(f),
-                        "Write" | "WriteString" | "WriteAt" | "ReadFrom"
-                    ) {
-                        self.report(
-                            &STATIC_STDOUT_WRITE,
-                            call,
-                            format!("`{name}(...)` writes to stdout"),
-                        );
-                    }
-                    return;
-                }
-                (self.package_of(op).map(str::to_string), self.text(f))
-            }
-            "identifier" => {
-                let t = self.text(func);
-                if self.dot.contains("fmt")
-                    && matches!(
-                        t,
-                        "Print" | "Printf" | "Println" | "Fprint" | "Fprintf" | "Fprintln"
-                    )
-                {
-                    (Some("fmt".to_string()), t)
-                } else {
-                    (None, t)
-                }
-            }
-            _ => (None, ""),
-        };
-        let stdout_arg = args.iter().position(|a| self.is_stdout(*a));
-        match (pkg.as_deref(), fname) {
-            (Some("fmt"), "Print" | "Printf" | "Println") => {
-                self.report(
-                    &STATIC_PRINT_CALL,
-                    call,
-                    format!("`{name}(...)` writes to stdout"),
-                );
-            }
-            (Some("log"), "SetOutput" | "New")
-            | (Some("log/slog"), "NewTextHandler" | "NewJSONHandler")
-                if stdout_arg == Some(0) =>
-            {
-                self.report(
-                    &STATIC_STDOUT_LOGGER,
-                    call,
-                    format!("`{name}(os.Stdout, ...)` sends log output to stdout"),
-                );
-            }
-            (_, _) if stdout_arg.is_some() => {
-                if is_transport_name(fname)
-                    || matches!(fname, "NewWriter" | "NewWriterSize" | "NewEncoder")
-                {
-                    return;
-                }
-                let logger = pkg.as_deref().is_some_and(|p| p.contains("log"))
-                    || ["Output", "Handler", "Logger", "Log"]
-                        .iter()
-                        .any(|w| fname.contains(w));
-                let rule = if logger {
-                    &STATIC_STDOUT_LOGGER
-                } else {
-                    &STATIC_STDOUT_WRITE
-                };
-                self.report(
-                    rule,
-                    call,
-                    format!("`{name}(...)` is given os.Stdout and writes to it"),
-                );
-            }
-            _ => {}
-        }
-    }
-
-    fn assignment(&mut self, n: Node<'t>) {
-        let (Some(left), Some(right)) = (n.field("left"), n.field("right")) else {
-            return;
-        };
-        let (Some(l), Some(r)) = (left.named_child(0), right.named_child(0)) else {
-            return;
-        };
-        if l.kind() != "selector_expression" {
-            return;
-        }
-        if self.is_stdout(l) {
-            if !self.text(r).contains("Stdout") {
-                self.report(
-                    &STATIC_STDOUT_REDIRECT,
-                    n,
-                    format!(
-                        "`{}` replaces os.Stdout: the MCP transport's replies go there too",
-                        snippet(n, self.src)
-                    ),
-                );
-            }
-            return;
-        }
-        let field = l.field("field").map(|f| self.text(f)).unwrap_or("");
-        if self.is_stdout(r) {
-            let rule = if matches!(field, "Stdout" | "Stderr") {
-                &STATIC_STDOUT_INHERIT
-            } else {
-                &STATIC_STDOUT_WRITE
-            };
-            self.report(
-                rule,
-                n,
-                format!("`{}` hands os.Stdout on", snippet(n, self.src)),
-            );
-        }
-    }
-
-    fn keyed(&mut self, n: Node<'t>) {
-        let mut c = n.walk();
-        let kids: Vec<Node> = n.named_children(&mut c).collect();
-        let [key, value] = kids.as_slice() else {
-            return;
-        };
-        let value = if value.kind() == "literal_element" {
-            match value.named_child(0) {
-                Some(v) => v,
-                None => return,
-            }
-        } else {
-            *value
-        };
-        if !self.is_stdout(value) {
-            return;
-        }
-        let key = self.text(*key);
-        let rule = if matches!(key, "Stdout" | "Stderr") {
-            &STATIC_STDOUT_INHERIT
-        } else {
-            &STATIC_STDOUT_LOGGER
-        };
-        self.report(
-            rule,
-            n,
-            format!("`{}` hands os.Stdout to a writer", snippet(n, self.src)),
-        );
     }
 }

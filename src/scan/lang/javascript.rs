@@ -3,18 +3,21 @@
 //! Pass 1 builds the scopes (program, functions, blocks, classes, catch clauses) with every
 //! binding: imports and `require` (named, default, namespace, destructured), declarations (kept
 //! as the value expression; `const { log } = console` as a member of it), parameters (their
-//! default), and `console.log = ...` style overrides. Pass 2 resolves every call and `new` to a
-//! qualified name (`console.log`, `process.stdout.write`, `fs.writeSync`, `pino`), so a local or
-//! parameter named `console`, `obj.console.log()`, TS casts (`(console as any).log`), optional
-//! chaining and aliases all come out right. Strings, templates, JSX text and comments are never
-//! code, so they never match.
+//! default), and `console.log = ...` style overrides. Pass 2 (`check`) resolves every call and
+//! `new` to a qualified name (`console.log`, `process.stdout.write`, `fs.writeSync`, `pino`), so a
+//! local or parameter named `console`, `obj.console.log()`, TS casts (`(console as any).log`),
+//! optional chaining and aliases all come out right, and applies the row of that name from the
+//! sink table (`sinks/javascript.rs`). Strings, templates, JSX text and comments are never code,
+//! so they never match.
 
-use super::{FastMap, Field, FileFacts, Finding, snippet};
-use crate::catalog::Rule;
-use crate::catalog::scan::{
-    STATIC_CONSOLE_LOG, STATIC_PRINT_CALL, STATIC_STDOUT_INHERIT, STATIC_STDOUT_LOGGER,
-    STATIC_STDOUT_REDIRECT, STATIC_STDOUT_WRITE,
+mod check;
+
+use super::{FastMap, Field, FileFacts};
+use crate::scan::sinks::Dest;
+use crate::scan::sinks::javascript::{
+    EXPORT_ALIASES, GLOBAL_ALIASES, GLOBAL_OBJECTS, GLOBALS, MODULE_ALIASES,
 };
+use std::cell::RefCell;
 use tree_sitter::{Node, Tree};
 
 const MAX_DEPTH: u32 = 12;
@@ -24,7 +27,8 @@ pub fn analyze(tree: &Tree, src: &str) -> FileFacts {
     js.collect(tree.root_node());
     js.attach_reassignments();
     js.attach_overrides();
-    js.check(tree.root_node());
+    js.check();
+    js.facts.rows = js.rows.into_inner();
     js.facts
 }
 
@@ -75,64 +79,28 @@ impl Val<'_> {
     }
 }
 
-/// Console methods that print to stdout in Node.js.
-const CONSOLE_STDOUT: &[&str] = &[
-    "log",
-    "info",
-    "debug",
-    "table",
-    "dir",
-    "dirxml",
-    "group",
-    "groupCollapsed",
-    "count",
-    "timeEnd",
-    "timeLog",
-];
-
-fn console_method(path: &str) -> Option<&str> {
-    let m = path.strip_prefix("console.")?;
-    CONSOLE_STDOUT.contains(&m).then_some(m)
-}
-
-/// A function value that writes to stdout when called.
-fn is_writer_function(path: &str) -> bool {
-    console_method(path).is_some()
-        || matches!(path, "process.stdout.write" | "util.log" | "util.print")
-}
-
 fn normalize_module(m: &str) -> String {
     let m = m.strip_prefix("node:").unwrap_or(m);
-    match m {
-        "fs/promises" => "fs.promises".into(),
-        "child_process" | "process" | "console" | "util" | "fs" | "os" | "readline" => m.into(),
-        other => other.replace('/', "."),
+    match MODULE_ALIASES.iter().find(|(from, _)| *from == m) {
+        Some((_, to)) => (*to).to_string(),
+        None => m.replace('/', "."),
     }
 }
 
-/// Collapses equivalent spellings of the same export.
+/// Collapses equivalent spellings of the same export (`globalThis.console.log`,
+/// `require('pino').default`).
 fn normalize_path(p: String) -> String {
-    for prefix in ["globalThis.", "global.", "window.", "self."] {
-        if let Some(rest) = p.strip_prefix(prefix)
-            && (rest.starts_with("console") || rest.starts_with("process"))
-        {
-            return normalize_path(rest.to_string());
+    for prefix in GLOBAL_OBJECTS {
+        if let Some(rest) = p.strip_prefix(prefix).and_then(|r| r.strip_prefix('.')) {
+            let root = rest.split('.').next().unwrap_or(rest);
+            if GLOBALS.contains(&root) && !GLOBAL_OBJECTS.contains(&root) {
+                return normalize_path(rest.to_string());
+            }
         }
     }
-    for (from, to) in [
-        ("pino.pino", "pino"),
-        ("pino.default", "pino"),
-        ("execa.execa", "execa"),
-        ("winston.default", "winston"),
-        ("bunyan.default", "bunyan"),
-        ("console.default", "console"),
-        ("process.default", "process"),
-        ("fs.default", "fs"),
-        ("child_process.default", "child_process"),
-        ("util.default", "util"),
-    ] {
-        if p == from {
-            return to.to_string();
+    for (from, to) in EXPORT_ALIASES {
+        if p == *from {
+            return (*to).to_string();
         }
         if let Some(rest) = p.strip_prefix(from)
             && rest.starts_with('.')
@@ -156,10 +124,15 @@ struct Js<'t> {
     /// `x = value` for names declared elsewhere: (name node, value, scope of the assignment).
     reassigned: Vec<(Node<'t>, Node<'t>, usize)>,
     facts: FileFacts,
+    /// The table rows pass 2 consulted (for the fixture coverage test).
+    rows: RefCell<Vec<&'static str>>,
     /// Nodes pass 2 checks, with their parent and scope, in document order.
     todo: Vec<(Node<'t>, Option<Node<'t>>, usize)>,
     /// How deep `bind_pattern` is in nested destructuring patterns.
     pattern_depth: u32,
+    /// Function declarations by (scope, name): a call of one whose one result is a value is
+    /// that value (`function out() { return process.stdout; }`).
+    functions: FastMap<(usize, &'t str), Node<'t>>,
 }
 
 /// Destructuring nested deeper than this binds nothing further: it bounds the recursion (a
@@ -212,8 +185,10 @@ impl<'t> Js<'t> {
             this_attrs: FastMap::default(),
             reassigned: Vec::new(),
             facts: FileFacts::default(),
+            rows: RefCell::new(Vec::new()),
             todo: Vec::new(),
             pattern_depth: 0,
+            functions: FastMap::default(),
         }
     }
 
@@ -424,6 +399,7 @@ impl<'t> Js<'t> {
                 "function_declaration" | "generator_function_declaration" => {
                     if let Some(name) = node.field("name") {
                         self.bind(scope, name, Def::Opaque, scope);
+                        self.functions.insert((scope, self.text(name)), node);
                     }
                     let inner = self.new_scope(node, scope, true);
                     self.scopes[inner].name = node.field("name").map(|n| self.text(n));
@@ -737,97 +713,21 @@ impl<'t> Js<'t> {
         }
     }
 
+    /// What an expression designates: a qualified path, a literal, or unknown.
     fn resolve(&self, node: Node<'t>, scope: usize, depth: u32) -> Val<'t> {
         if depth > MAX_DEPTH {
             return Val::Unknown;
         }
         let node = unwrap_expr(node);
         let val = match node.kind() {
-            "identifier" => {
-                let name = self.text(node);
-                match self.lookup(name, scope, node.start_byte()) {
-                    Some(b) => match &b.def {
-                        Def::Import(p) => Val::Path(p.clone()),
-                        Def::Value(v) => {
-                            if v.byte_range().contains(&node.start_byte()) {
-                                return Val::Unknown;
-                            }
-                            self.resolve(*v, b.scope, depth + 1)
-                        }
-                        Def::Member(v, m) => match self.resolve(*v, b.scope, depth + 1) {
-                            Val::Path(p) => Val::Path(normalize_path(format!("{p}.{m}"))),
-                            Val::Lit(obj) => self.member_of_literal(obj, m, b.scope, depth),
-                            _ => Val::Unknown,
-                        },
-                        Def::Opaque => Val::Unknown,
-                    },
-                    None => match name {
-                        "console" | "process" | "globalThis" | "global" | "window" | "self"
-                        | "require" | "JSON" | "Bun" | "Deno" => Val::Path(name.to_string()),
-                        "Console" => Val::Path("console.Console".into()),
-                        "undefined" => Val::None,
-                        _ => Val::Unknown,
-                    },
-                }
-            }
+            "identifier" => self.resolve_identifier(node, scope, depth),
             "member_expression" | "subscript_expression" => {
-                let Some(obj) = node.field("object") else {
-                    return Val::Unknown;
-                };
-                let prop = if node.kind() == "member_expression" {
-                    node.field("property").map(|p| self.text(p).to_string())
-                } else {
-                    node.field("index")
-                        .and_then(|i| match self.resolve(i, scope, depth + 1) {
-                            Val::Str(s) => Some(s),
-                            _ => None,
-                        })
-                };
-                let Some(prop) = prop else {
-                    return Val::Unknown;
-                };
-                if let Some(key) = self.this_member(node, scope) {
-                    let Some(b) = self.this_attrs.get(&key).and_then(|l| l.last()) else {
-                        return Val::Unknown;
-                    };
-                    return match b.def {
-                        Def::Value(v) if !v.byte_range().contains(&node.start_byte()) => {
-                            self.resolve(v, b.scope, depth + 1)
-                        }
-                        _ => Val::Unknown,
-                    };
-                }
-                match self.resolve(obj, scope, depth + 1) {
-                    Val::Path(p) => Val::Path(normalize_path(format!("{p}.{prop}"))),
-                    Val::Lit(o) => self.member_of_literal(o, &prop, scope, depth),
-                    _ => Val::Unknown,
+                match self.resolve_member(node, scope, depth) {
+                    Ok(v) => v,
+                    Err(v) => return v,
                 }
             }
-            "call_expression" => {
-                let Some(func) = node.field("function") else {
-                    return Val::Unknown;
-                };
-                let args = self.args(node);
-                if func.kind() == "import" {
-                    return match args.first().and_then(|a| self.string_value(*a)) {
-                        Some(m) => Val::Path(normalize_module(&m)),
-                        None => Val::Unknown,
-                    };
-                }
-                let callee = self.resolve(func, scope, depth + 1);
-                match callee.path() {
-                    Some("require") => match args.first().and_then(|a| self.string_value(*a)) {
-                        Some(m) => Val::Path(normalize_module(&m)),
-                        None => Val::Unknown,
-                    },
-                    // `f.bind(thisArg)` is still `f`.
-                    Some(p) if p.ends_with(".bind") => {
-                        Val::Path(p.trim_end_matches(".bind").to_string())
-                    }
-                    Some(p) => Val::Path(format!("{p}()")),
-                    None => Val::Unknown,
-                }
-            }
+            "call_expression" => self.resolve_call(node, scope, depth),
             "new_expression" => match node.field("constructor") {
                 Some(c) => match self.resolve(c, scope, depth + 1) {
                     Val::Path(p) => Val::Path(format!("{p}()")),
@@ -848,36 +748,7 @@ impl<'t> Js<'t> {
             "false" => Val::Bool(false),
             "null" | "undefined" => Val::None,
             "object" | "array" => Val::Lit(node),
-            // `verbose ? process.stdout : process.stderr`, `opts.out || process.stdout`: a
-            // value that may be stdout is treated as stdout (the write happens on some path).
-            "ternary_expression" | "binary_expression" => {
-                let (a, b) = if node.kind() == "ternary_expression" {
-                    (node.field("consequence"), node.field("alternative"))
-                } else {
-                    let op = node.field("operator").map(|o| self.text(o)).unwrap_or("");
-                    if !matches!(op, "||" | "??" | "&&") {
-                        return Val::Unknown;
-                    }
-                    (node.field("left"), node.field("right"))
-                };
-                let (Some(a), Some(b)) = (a, b) else {
-                    return Val::Unknown;
-                };
-                let (va, vb) = (
-                    self.resolve(a, scope, depth + 1),
-                    self.resolve(b, scope, depth + 1),
-                );
-                let stdout = |v: &Val| matches!(v, Val::Path(p) if p == "process.stdout");
-                if stdout(&va) {
-                    va
-                } else if stdout(&vb) {
-                    vb
-                } else if va == vb {
-                    va
-                } else {
-                    Val::Unknown
-                }
-            }
+            "ternary_expression" | "binary_expression" => self.resolve_choice(node, scope, depth),
             _ => Val::Unknown,
         };
         // `console.log = console.error` changes what the spelled-out path means from then on; an
@@ -889,6 +760,170 @@ impl<'t> Js<'t> {
             return v;
         }
         val
+    }
+
+    /// A name: its binding in scope, else a global the table knows.
+    fn resolve_identifier(&self, node: Node<'t>, scope: usize, depth: u32) -> Val<'t> {
+        let name = self.text(node);
+        let Some(b) = self.lookup(name, scope, node.start_byte()) else {
+            if GLOBALS.contains(&name) {
+                return Val::Path(name.to_string());
+            }
+            if let Some((_, to)) = GLOBAL_ALIASES.iter().find(|(from, _)| *from == name) {
+                return Val::Path((*to).to_string());
+            }
+            return if name == "undefined" {
+                Val::None
+            } else {
+                Val::Unknown
+            };
+        };
+        match &b.def {
+            Def::Import(p) => Val::Path(p.clone()),
+            Def::Value(v) => {
+                if v.byte_range().contains(&node.start_byte()) {
+                    return Val::Unknown;
+                }
+                self.resolve(*v, b.scope, depth + 1)
+            }
+            Def::Member(v, m) => match self.resolve(*v, b.scope, depth + 1) {
+                Val::Path(p) => Val::Path(normalize_path(format!("{p}.{m}"))),
+                Val::Lit(obj) => self.member_of_literal(obj, m, b.scope, depth),
+                _ => Val::Unknown,
+            },
+            Def::Opaque => Val::Unknown,
+        }
+    }
+
+    /// `a.b`, `a['b']`, `this.b`: `Err` is final (no override applies to it).
+    fn resolve_member(&self, node: Node<'t>, scope: usize, depth: u32) -> Result<Val<'t>, Val<'t>> {
+        let Some(obj) = node.field("object") else {
+            return Err(Val::Unknown);
+        };
+        let prop = if node.kind() == "member_expression" {
+            node.field("property").map(|p| self.text(p).to_string())
+        } else {
+            node.field("index")
+                .and_then(|i| match self.resolve(i, scope, depth + 1) {
+                    Val::Str(s) => Some(s),
+                    _ => None,
+                })
+        };
+        let Some(prop) = prop else {
+            return Err(Val::Unknown);
+        };
+        if let Some(key) = self.this_member(node, scope) {
+            let Some(b) = self.this_attrs.get(&key).and_then(|l| l.last()) else {
+                return Err(Val::Unknown);
+            };
+            return Err(match b.def {
+                Def::Value(v) if !v.byte_range().contains(&node.start_byte()) => {
+                    self.resolve(v, b.scope, depth + 1)
+                }
+                _ => Val::Unknown,
+            });
+        }
+        Ok(match self.resolve(obj, scope, depth + 1) {
+            Val::Path(p) => Val::Path(normalize_path(format!("{p}.{prop}"))),
+            Val::Lit(o) => self.member_of_literal(o, &prop, scope, depth),
+            _ => Val::Unknown,
+        })
+    }
+
+    /// `require('m')`, `import('m')`, `f.bind(x)` (still `f`), any other call: `f()`.
+    fn resolve_call(&self, node: Node<'t>, scope: usize, depth: u32) -> Val<'t> {
+        let Some(func) = node.field("function") else {
+            return Val::Unknown;
+        };
+        let module = |js: &Self| match js.args(node).first().and_then(|a| js.string_value(*a)) {
+            Some(m) => Val::Path(normalize_module(&m)),
+            None => Val::Unknown,
+        };
+        if func.kind() == "import" {
+            return module(self);
+        }
+        if let Some(v) = self.helper_result(func, scope, depth) {
+            return v;
+        }
+        match self.resolve(func, scope, depth + 1).path() {
+            Some("require") => module(self),
+            Some(p) if p.ends_with(".bind") => Val::Path(p.trim_end_matches(".bind").to_string()),
+            Some(p) => Val::Path(format!("{p}()")),
+            None => Val::Unknown,
+        }
+    }
+
+    /// A same-file function called by name whose one result is a known value (`function out() {
+    /// return process.stdout; }`, `const out = () => process.stdout`): that value.
+    fn helper_result(&self, func: Node<'t>, scope: usize, depth: u32) -> Option<Val<'t>> {
+        if func.kind() != "identifier" {
+            return None;
+        }
+        let name = self.text(func);
+        let b = self.lookup(name, scope, func.start_byte())?;
+        let f = match b.def {
+            Def::Value(v)
+                if matches!(
+                    v.kind(),
+                    "arrow_function" | "function_expression" | "function"
+                ) =>
+            {
+                v
+            }
+            Def::Opaque => *self.functions.get(&(b.scope, name))?,
+            _ => return None,
+        };
+        let body = f.field("body")?;
+        let result = if body.kind() == "statement_block" {
+            let mut c = body.walk();
+            let kids: Vec<Node> = body
+                .named_children(&mut c)
+                .filter(|k| k.kind() != "comment")
+                .collect();
+            match kids.as_slice() {
+                [r] if r.kind() == "return_statement" => r.named_child(0)?,
+                _ => return None,
+            }
+        } else {
+            body
+        };
+        if result.byte_range().contains(&func.start_byte()) {
+            return None;
+        }
+        match self.resolve(result, b.scope, depth + 1) {
+            v @ Val::Path(_) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// `verbose ? process.stdout : process.stderr`, `opts.out || process.stdout`: a value that
+    /// may be stdout is treated as stdout (the write happens on some path).
+    fn resolve_choice(&self, node: Node<'t>, scope: usize, depth: u32) -> Val<'t> {
+        let (a, b) = if node.kind() == "ternary_expression" {
+            (node.field("consequence"), node.field("alternative"))
+        } else {
+            let op = node.field("operator").map(|o| self.text(o)).unwrap_or("");
+            if !matches!(op, "||" | "??" | "&&") {
+                return Val::Unknown;
+            }
+            (node.field("left"), node.field("right"))
+        };
+        let (Some(a), Some(b)) = (a, b) else {
+            return Val::Unknown;
+        };
+        let (va, vb) = (
+            self.resolve(a, scope, depth + 1),
+            self.resolve(b, scope, depth + 1),
+        );
+        if self.stream_dest(&va) == Some(Dest::Stdout) {
+            va
+        } else if self.stream_dest(&vb) == Some(Dest::Stdout) {
+            vb
+        } else if va == vb {
+            va
+        } else {
+            Val::Unknown
+        }
     }
 
     fn member_of_literal(&self, obj: Node<'t>, member: &str, scope: usize, depth: u32) -> Val<'t> {
@@ -931,21 +966,27 @@ impl<'t> Js<'t> {
         self.property(obj, name).is_some()
     }
 
-    fn has_spread(&self, obj: Node<'t>) -> bool {
-        let mut c = obj.walk();
-        obj.named_children(&mut c)
-            .any(|p| p.kind() == "spread_element")
-    }
-
+    /// The value a spelled-out path has at a use after `path = value` assignments, in source order
+    /// and scope: one made earlier in the same function, or one made in a function when the use
+    /// is in another function (functions run after start-up, which is where such overrides are
+    /// made); an override inside a function never applies to top-level code, which runs first.
     fn overridden(&self, path: &str, node: Node<'t>, scope: usize, depth: u32) -> Option<Val<'t>> {
         let list = self.overrides.get(path)?;
-        let b = if scope == 0 {
-            list.iter().rev().find(|b| b.pos < node.start_byte())?
-        } else {
-            list.last()?
-        };
+        let pos = node.start_byte();
+        let here = self.function_scope(scope);
+        let b = list
+            .iter()
+            .filter(|b| {
+                let there = self.function_scope(b.scope);
+                if there == here {
+                    b.pos < pos
+                } else {
+                    here != 0
+                }
+            })
+            .max_by_key(|b| b.pos)?;
         match b.def {
-            Def::Value(v) if !v.byte_range().contains(&node.start_byte()) => {
+            Def::Value(v) if !v.byte_range().contains(&pos) => {
                 Some(self.resolve(v, b.scope, depth + 1))
             }
             _ => Some(Val::Unknown),
@@ -964,731 +1005,4 @@ impl<'t> Js<'t> {
             .filter(|n| n.kind() != "comment")
             .collect()
     }
-
-    /// The stream a value designates.
-    fn is_stdout(&self, v: &Val) -> bool {
-        matches!(v, Val::Path(p) if p == "process.stdout")
-    }
-
-    fn is_stdout_fd(&self, v: &Val) -> bool {
-        match v {
-            Val::Int(1) => true,
-            Val::Path(p) => p == "process.stdout.fd",
-            Val::Str(s) => matches!(s.as_str(), "/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1"),
-            _ => false,
-        }
-    }
-
-    // ------------------------------------------------------------------------------ pass 2
-
-    fn report(&mut self, rule: &'static Rule, node: Node<'t>, message: String) {
-        self.facts.findings.push(Finding::at(rule, node, message));
-    }
-
-    fn check(&mut self, _root: Node<'t>) {
-        for (node, parent, scope) in std::mem::take(&mut self.todo) {
-            self.check_node(node, parent, scope);
-        }
-    }
-
-    /// Pass 2 for one node; returns the scope of its children.
-    fn check_node(&mut self, node: Node<'t>, _parent: Option<Node<'t>>, scope: usize) -> usize {
-        {
-            let scope = self.scope_of.get(&node.id()).copied().unwrap_or(scope);
-            match node.kind() {
-                "call_expression" => self.check_call(node, scope),
-                "new_expression" => self.check_new(node, scope),
-                "assignment_expression" => self.check_assignment(node, scope),
-                _ => {}
-            }
-            scope
-        }
-    }
-
-    fn check_call(&mut self, call: Node<'t>, scope: usize) {
-        let Some(func) = call.field("function") else {
-            return;
-        };
-        let args = self.args(call);
-        let callee = self.resolve(func, scope, 0);
-        let Val::Path(mut path) = callee else {
-            self.check_arguments(call, "", &args, scope);
-            return;
-        };
-        // `console.log.call(console, x)` / `.apply(...)` call the function itself.
-        let mut args_used = args.clone();
-        for suffix in [".call", ".apply"] {
-            if let Some(p) = path.strip_suffix(suffix)
-                && is_writer_function(p)
-            {
-                path = p.to_string();
-                args_used = args.iter().skip(1).copied().collect();
-            }
-        }
-        let name = snippet(func, self.src);
-        if let Some(method) = console_method(&path) {
-            if matches!(method, "group" | "groupCollapsed") && args_used.is_empty() {
-                return; // prints nothing without a label
-            }
-            if !self.is_jsonrpc_log(&args_used, scope) {
-                self.report(
-                    &STATIC_CONSOLE_LOG,
-                    call,
-                    format!(
-                        "`{name}(...)` writes to stdout (console.{method} is stdout in Node.js)"
-                    ),
-                );
-            }
-            return;
-        }
-        match path.as_str() {
-            "process.stdout.write" | "process.stdout.end" => {
-                if path.ends_with(".end") && args_used.is_empty() {
-                    return;
-                }
-                // Inside a replacement of process.stdout.write, calling the saved original is
-                // the filter passing protocol lines through.
-                let pos = call.start_byte();
-                let in_filter = self
-                    .overrides
-                    .get("process.stdout.write")
-                    .is_some_and(|list| {
-                        list.iter().any(|b| match b.def {
-                            Def::Value(v) => v.byte_range().contains(&pos),
-                            _ => false,
-                        })
-                    });
-                if in_filter {
-                    return;
-                }
-                if args_used
-                    .first()
-                    .is_some_and(|p| self.is_protocol_payload(*p, scope))
-                {
-                    return;
-                }
-                self.report(
-                    &STATIC_STDOUT_WRITE,
-                    call,
-                    format!("`{name}(...)` writes to stdout"),
-                );
-            }
-            "util.log" | "util.print" | "util.puts" => {
-                self.report(
-                    &STATIC_PRINT_CALL,
-                    call,
-                    format!("`{name}(...)` writes to stdout"),
-                );
-            }
-            "fs.writeSync"
-            | "fs.write"
-            | "fs.writeFileSync"
-            | "fs.appendFileSync"
-            | "fs.writeFile"
-            | "fs.appendFile"
-            | "fs.promises.writeFile"
-            | "fs.promises.appendFile" => {
-                let Some(target) = args_used.first() else {
-                    return;
-                };
-                let t = self.resolve(*target, scope, 0);
-                if self.is_stdout_fd(&t)
-                    && !args_used
-                        .get(1)
-                        .is_some_and(|p| self.is_protocol_payload(*p, scope))
-                {
-                    self.report(
-                        &STATIC_STDOUT_WRITE,
-                        call,
-                        format!(
-                            "`{name}({}, ...)` writes to stdout",
-                            snippet(*target, self.src)
-                        ),
-                    );
-                }
-            }
-            "fs.createWriteStream" => {
-                let target = args_used.first().map(|t| self.resolve(*t, scope, 0));
-                let fd_opt = args_used.get(1).map(|o| self.resolve(*o, scope, 0));
-                let by_fd = match fd_opt {
-                    Some(Val::Lit(o)) => self
-                        .property(o, "fd")
-                        .is_some_and(|fd| self.is_stdout_fd(&self.resolve(fd, scope, 0))),
-                    _ => false,
-                };
-                if target.is_some_and(|t| self.is_stdout_fd(&t)) || by_fd {
-                    self.report(
-                        &STATIC_STDOUT_WRITE,
-                        call,
-                        format!("`{name}(...)` opens stdout for writing"),
-                    );
-                }
-            }
-            "pino" => self.check_pino(call, &args_used, scope),
-            "bunyan.createLogger" | "bunyan" => self.check_bunyan(call, &args_used, scope),
-            "child_process.spawn"
-            | "child_process.spawnSync"
-            | "child_process.execSync"
-            | "child_process.execFileSync"
-            | "child_process.exec"
-            | "child_process.execFile"
-            | "child_process.fork"
-            | "cross-spawn"
-            | "cross-spawn.sync"
-            | "execa"
-            | "execa.execaSync"
-            | "execa.execaCommand"
-            | "execa.execaCommandSync"
-            | "execa.execaNode" => self.check_child(call, &path, &args_used, scope),
-            _ => self.check_arguments(call, &path, &args_used, scope),
-        }
-    }
-
-    fn check_new(&mut self, node: Node<'t>, scope: usize) {
-        let Some(ctor) = node.field("constructor") else {
-            return;
-        };
-        let args = self.args(node);
-        let path = match self.resolve(ctor, scope, 0) {
-            Val::Path(p) => p,
-            _ => {
-                self.check_arguments(node, "", &args, scope);
-                return;
-            }
-        };
-        let name = snippet(ctor, self.src);
-        match path.as_str() {
-            "console.Console" => {
-                let out = match args.first().map(|a| self.resolve(*a, scope, 0)) {
-                    Some(Val::Lit(o)) => self
-                        .property(o, "stdout")
-                        .map(|s| self.resolve(s, scope, 0)),
-                    other => other,
-                };
-                if out.is_some_and(|o| self.is_stdout(&o)) {
-                    self.report(
-                        &STATIC_STDOUT_LOGGER,
-                        node,
-                        format!("`new {name}(...)` on process.stdout prints to stdout"),
-                    );
-                }
-            }
-            "winston.transports.Console" => {
-                let opts = args.first().map(|a| self.resolve(*a, scope, 0));
-                let safe = match opts {
-                    Some(Val::Lit(o)) => self.has_property(o, "stderrLevels") || self.has_spread(o),
-                    Some(Val::Unknown) => true,
-                    _ => false,
-                };
-                if !safe {
-                    self.report(
-                        &STATIC_STDOUT_LOGGER,
-                        node,
-                        format!("`new {name}(...)` without `stderrLevels` logs to stdout"),
-                    );
-                }
-            }
-            "bunyan" => self.check_bunyan(node, &args, scope),
-            _ => self.check_arguments(node, &path, &args, scope),
-        }
-    }
-
-    /// A destination for pino: true when it is stdout, false when elsewhere, None when unknown.
-    fn pino_destination_is_stdout(&self, dest: Node<'t>, scope: usize) -> Option<bool> {
-        let node = unwrap_expr(dest);
-        if node.kind() == "call_expression" {
-            let func = node.field("function")?;
-            let p = self.resolve(func, scope, 0);
-            if p.path() == Some("pino.destination") {
-                let args = self.args(node);
-                let Some(first) = args.first() else {
-                    return Some(true);
-                };
-                let v = match self.resolve(*first, scope, 0) {
-                    Val::Lit(o) => match self.property(o, "dest") {
-                        Some(d) => self.resolve(d, scope, 0),
-                        None => return Some(true),
-                    },
-                    v => v,
-                };
-                return Some(match v {
-                    Val::Int(1) => true,
-                    Val::Str(s) => s == "1" || s == "/dev/stdout",
-                    Val::Path(p) => p == "process.stdout.fd",
-                    _ => false,
-                });
-            }
-            return None;
-        }
-        match self.resolve(node, scope, 0) {
-            Val::Path(p) if p == "process.stdout" => Some(true),
-            Val::Path(p) if p == "process.stderr" => Some(false),
-            _ => None,
-        }
-    }
-
-    fn transport_is_stdout(&self, t: Node<'t>, scope: usize) -> bool {
-        match self.resolve(t, scope, 0) {
-            Val::Lit(o) if o.kind() == "object" => {
-                if let Some(targets) = self.property(o, "targets") {
-                    if let Val::Lit(arr) = self.resolve(targets, scope, 0) {
-                        let mut c = arr.walk();
-                        return arr
-                            .named_children(&mut c)
-                            .any(|e| self.transport_is_stdout(e, scope));
-                    }
-                    return false;
-                }
-                let target =
-                    self.property(o, "target")
-                        .and_then(|t| match self.resolve(t, scope, 0) {
-                            Val::Str(s) => Some(s),
-                            _ => None,
-                        });
-                let Some(target) = target else { return false };
-                if !matches!(target.as_str(), "pino/file" | "pino-pretty") {
-                    return false;
-                }
-                let dest = self.property(o, "options").and_then(|opts| {
-                    match self.resolve(opts, scope, 0) {
-                        Val::Lit(oo) => Some(self.property(oo, "destination")),
-                        _ => None,
-                    }
-                });
-                match dest {
-                    None => true,
-                    Some(None) => true,
-                    Some(Some(d)) => {
-                        matches!(self.resolve(d, scope, 0), Val::Int(1))
-                            || matches!(self.resolve(d, scope, 0), Val::Str(ref s) if s == "1" || s == "/dev/stdout")
-                    }
-                }
-            }
-            _ => false,
-        }
-    }
-
-    fn check_pino(&mut self, call: Node<'t>, args: &[Node<'t>], scope: usize) {
-        let verdict = if let Some(dest) = args.get(1) {
-            self.pino_destination_is_stdout(*dest, scope)
-        } else if let Some(first) = args.first() {
-            match self.pino_destination_is_stdout(*first, scope) {
-                Some(v) => Some(v),
-                None => match self.resolve(*first, scope, 0) {
-                    Val::Lit(o) => match self.property(o, "transport") {
-                        Some(t) => Some(self.transport_is_stdout(t, scope)),
-                        None => Some(!self.has_spread(o)),
-                    },
-                    Val::Str(_) | Val::Int(_) => None,
-                    _ => Some(true),
-                },
-            }
-        } else {
-            Some(true)
-        };
-        if verdict == Some(true) {
-            let name = call
-                .field("function")
-                .map(|f| snippet(f, self.src))
-                .unwrap_or_default();
-            self.report(
-                &STATIC_STDOUT_LOGGER,
-                call,
-                format!("`{name}(...)` logs to its default destination, stdout"),
-            );
-        }
-    }
-
-    fn check_bunyan(&mut self, call: Node<'t>, args: &[Node<'t>], scope: usize) {
-        let Some(Val::Lit(o)) = args.first().map(|a| self.resolve(*a, scope, 0)) else {
-            return;
-        };
-        if self.has_spread(o) {
-            return;
-        }
-        let stream = self
-            .property(o, "stream")
-            .or_else(|| self.property(o, "streams"));
-        let to_stdout = match stream {
-            None => true,
-            Some(s) => self.mentions_stdout(s, scope),
-        };
-        if to_stdout {
-            self.report(
-                &STATIC_STDOUT_LOGGER,
-                call,
-                "bunyan logger without a stderr `stream` logs to stdout".to_string(),
-            );
-        }
-    }
-
-    /// True when a literal (object/array tree) contains `process.stdout`.
-    fn mentions_stdout(&self, node: Node<'t>, scope: usize) -> bool {
-        let mut stack = vec![node];
-        // Literals can refer to each other (`a = {x: b}; b = {y: a}`): bound the work.
-        let mut budget = 500;
-        while let Some(n) = stack.pop() {
-            budget -= 1;
-            if budget == 0 {
-                return false;
-            }
-            let n = unwrap_expr(n);
-            match n.kind() {
-                "object" | "array" | "pair" | "spread_element" => {
-                    let mut c = n.walk();
-                    stack.extend(n.named_children(&mut c));
-                }
-                "identifier" | "member_expression" | "subscript_expression" => {
-                    match self.resolve(n, scope, 0) {
-                        Val::Path(p) if p == "process.stdout" => return true,
-                        Val::Lit(l) => stack.push(l),
-                        _ => {}
-                    }
-                }
-                _ => {}
-            }
-        }
-        false
-    }
-
-    fn check_child(&mut self, call: Node<'t>, path: &str, args: &[Node<'t>], scope: usize) {
-        // The options object: the last argument that is an object literal.
-        let opts = args
-            .iter()
-            .rev()
-            .find_map(|a| match self.resolve(*a, scope, 0) {
-                Val::Lit(o) if o.kind() == "object" => Some(o),
-                _ => None,
-            });
-        let inherits = |js: &Self, v: Node<'t>| -> bool {
-            match js.resolve(v, scope, 0) {
-                Val::Str(s) => s == "inherit",
-                Val::Int(1) => true,
-                Val::Path(p) => p == "process.stdout",
-                _ => false,
-            }
-        };
-        let stdio_inherits = |js: &Self, o: Node<'t>| -> Option<bool> {
-            let stdio = js.property(o, "stdio")?;
-            Some(match js.resolve(stdio, scope, 0) {
-                Val::Str(s) => s == "inherit",
-                Val::Lit(arr) if arr.kind() == "array" => {
-                    let mut c = arr.walk();
-                    let elems: Vec<Node> = arr.named_children(&mut c).collect();
-                    elems.get(1).is_some_and(|e| inherits(js, *e))
-                }
-                _ => false,
-            })
-        };
-        let flagged = match opts {
-            Some(o) => {
-                let via_stdio = stdio_inherits(self, o);
-                let via_stdout = self.property(o, "stdout").map(|s| inherits(self, s));
-                match (via_stdio, via_stdout) {
-                    (Some(true), _) | (_, Some(true)) => true,
-                    (Some(false), _) | (_, Some(false)) => false,
-                    (None, None) => {
-                        path == "child_process.fork"
-                            && !self.has_spread(o)
-                            && !self
-                                .property(o, "silent")
-                                .is_some_and(|s| self.resolve(s, scope, 0) == Val::Bool(true))
-                    }
-                }
-            }
-            // `fork(module, args, opts)` with opts the scan cannot see: not known to inherit.
-            None => {
-                path == "child_process.fork"
-                    && !args
-                        .iter()
-                        .skip(1)
-                        .any(|a| self.resolve(*a, scope, 0) == Val::Unknown)
-            }
-        };
-        if flagged {
-            let name = call
-                .field("function")
-                .map(|f| snippet(f, self.src))
-                .unwrap_or_default();
-            self.report(
-                &STATIC_STDOUT_INHERIT,
-                call,
-                format!("`{name}(...)` gives the child the server's stdout"),
-            );
-        }
-    }
-
-    /// Any other call: `process.stdout` handed to a writer, or a stdout writer passed as a
-    /// callback.
-    fn check_arguments(&mut self, call: Node<'t>, path: &str, args: &[Node<'t>], scope: usize) {
-        let name = call
-            .field("function")
-            .or_else(|| call.field("constructor"))
-            .map(|f| self.text(f))
-            .unwrap_or("");
-        let last = if path.is_empty() { name } else { path };
-        let last = last.trim_end_matches("()").rsplit('.').next().unwrap_or("");
-        let lower = last.to_ascii_lowercase();
-        // `f.bind(process.stdout)`, `f.call(thisArg, ...)`: the first argument is `this`.
-        let this_arg = matches!(last, "bind" | "call" | "apply");
-        let exempt = [
-            "stdio",
-            "transport",
-            "connect",
-            "serve",
-            "server",
-            "createinterface",
-            "wrap",
-        ]
-        .iter()
-        .any(|w| lower.contains(w));
-        for a in args {
-            let a = unwrap_expr(*a);
-            if !matches!(
-                a.kind(),
-                "identifier"
-                    | "member_expression"
-                    | "subscript_expression"
-                    | "call_expression"
-                    | "object"
-                    | "array"
-            ) {
-                continue;
-            }
-            if matches!(a.kind(), "object" | "array") {
-                if !exempt && self.mentions_stdout(a, scope) {
-                    let rule = logger_rule(&lower);
-                    self.report(
-                        rule,
-                        call,
-                        format!(
-                            "`{}(...)` is given process.stdout and writes to it",
-                            snippet_str(name)
-                        ),
-                    );
-                    return;
-                }
-                continue;
-            }
-            let v = self.resolve(a, scope, 0);
-            let Val::Path(p) = v else { continue };
-            if p == "process.stdout" && !exempt && !this_arg {
-                self.report(
-                    logger_rule(&lower),
-                    call,
-                    format!(
-                        "`{}(...)` is given process.stdout and writes to it",
-                        snippet_str(name)
-                    ),
-                );
-                return;
-            }
-            if is_writer_function(&p) && a.kind() != "call_expression"
-                || a.kind() == "call_expression" && is_writer_function(&p) && self.is_bind(a)
-            {
-                let rule = if console_method(&p).is_some() {
-                    &STATIC_CONSOLE_LOG
-                } else {
-                    &STATIC_STDOUT_WRITE
-                };
-                self.report(
-                    rule,
-                    a,
-                    format!(
-                        "`{}` is passed as a callback; every call of it writes to stdout",
-                        snippet(a, self.src)
-                    ),
-                );
-                return;
-            }
-        }
-    }
-
-    fn is_bind(&self, call: Node<'t>) -> bool {
-        call.field("function").is_some_and(|f| {
-            f.kind() == "member_expression"
-                && f.field("property").is_some_and(|p| self.text(p) == "bind")
-        })
-    }
-
-    fn check_assignment(&mut self, node: Node<'t>, scope: usize) {
-        let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else {
-            return;
-        };
-        if !matches!(left.kind(), "member_expression" | "subscript_expression") {
-            return;
-        }
-        let target = self.static_path(left, scope).map(normalize_path);
-        if target.as_deref() == Some("process.stdout.write") {
-            // A filter that still calls the original write keeps the transport working.
-            if self.references(right, scope, "process.stdout.write") {
-                return;
-            }
-            self.report(
-                &STATIC_STDOUT_REDIRECT,
-                node,
-                format!(
-                    "`{}` replaces process.stdout.write: the MCP transport's replies go there too",
-                    snippet(node, self.src)
-                ),
-            );
-            return;
-        }
-        if target.as_deref().is_some_and(|t| t.starts_with("console.")) {
-            return; // an override, handled by resolution
-        }
-        if self.this_member(left, scope).is_some() {
-            return; // `this.log = console.log`: calls of `this.log` are followed
-        }
-        let r = unwrap_expr(right);
-        let is_ref = matches!(
-            r.kind(),
-            "identifier" | "member_expression" | "subscript_expression"
-        ) || (r.kind() == "call_expression" && self.is_bind(r));
-        if is_ref
-            && let Val::Path(p) = self.resolve(r, scope, 0)
-            && is_writer_function(&p)
-        {
-            let rule = if console_method(&p).is_some() {
-                &STATIC_CONSOLE_LOG
-            } else {
-                &STATIC_STDOUT_WRITE
-            };
-            self.report(
-                rule,
-                r,
-                format!(
-                    "`{}` is stored as a callable; every call of it writes to stdout",
-                    snippet(r, self.src)
-                ),
-            );
-        }
-    }
-
-    /// True when an expression tree refers to the given path (through resolution).
-    fn references(&self, node: Node<'t>, scope: usize, path: &str) -> bool {
-        let mut stack = vec![(node, scope)];
-        let mut budget = 2000;
-        while let Some((n, s)) = stack.pop() {
-            budget -= 1;
-            if budget == 0 {
-                return true;
-            }
-            let s = self.scope_of.get(&n.id()).copied().unwrap_or(s);
-            if matches!(
-                n.kind(),
-                "identifier" | "member_expression" | "call_expression"
-            ) && let Val::Path(p) = self.resolve(n, s, 0)
-                && (p == path || p.starts_with(&format!("{path}.")))
-            {
-                return true;
-            }
-            let mut c = n.walk();
-            for child in n.named_children(&mut c) {
-                stack.push((child, s));
-            }
-        }
-        false
-    }
-
-    /// `JSON.stringify(msg)` (no indentation) somewhere in a payload: the hand-written transport.
-    fn is_protocol_payload(&self, payload: Node<'t>, scope: usize) -> bool {
-        self.find_stringify(payload, scope, 0).is_some()
-    }
-
-    fn find_stringify(&self, node: Node<'t>, scope: usize, depth: u32) -> Option<Node<'t>> {
-        if depth > 6 {
-            return None;
-        }
-        let node = unwrap_expr(node);
-        match node.kind() {
-            "call_expression" => {
-                let func = node.field("function")?;
-                if self.resolve(func, scope, 0).path() == Some("JSON.stringify") {
-                    let args = self.args(node);
-                    let indented = args.get(2).is_some_and(|s| {
-                        !matches!(self.resolve(*s, scope, 0), Val::None | Val::Int(0))
-                    });
-                    return (!indented).then_some(node);
-                }
-                if func.kind() == "member_expression"
-                    && let Some(obj) = func.field("object")
-                    && let Some(n) = self.find_stringify(obj, scope, depth + 1)
-                {
-                    return Some(n);
-                }
-                for a in self.args(node) {
-                    if let Some(n) = self.find_stringify(a, scope, depth + 1) {
-                        return Some(n);
-                    }
-                }
-                None
-            }
-            "binary_expression" | "template_string" | "template_substitution" => {
-                let mut c = node.walk();
-                let kids: Vec<Node> = node.named_children(&mut c).collect();
-                kids.into_iter()
-                    .find_map(|k| self.find_stringify(k, scope, depth + 1))
-            }
-            "identifier" => {
-                let b = self.lookup(self.text(node), scope, node.start_byte())?;
-                match b.def {
-                    Def::Value(v) if !v.byte_range().contains(&node.start_byte()) => {
-                        self.find_stringify(v, b.scope, depth + 1)
-                    }
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
-    }
-
-    /// `console.log(JSON.stringify({ jsonrpc: '2.0', ... }))`: a hand-written JSON-RPC reply.
-    fn is_jsonrpc_log(&self, args: &[Node<'t>], scope: usize) -> bool {
-        let [payload] = args else { return false };
-        let Some(call) = self.find_stringify(*payload, scope, 0) else {
-            return false;
-        };
-        // `function send(msg) { console.log(JSON.stringify(msg)) }`: the transport itself.
-        let mut s = scope;
-        while !self.scopes[s].function {
-            s = self.scopes[s].parent.unwrap_or(0);
-        }
-        if self.scopes[s]
-            .name
-            .is_some_and(super::is_transport_function)
-        {
-            return true;
-        }
-        let Some(first) = self.args(call).first().copied() else {
-            return false;
-        };
-        match self.resolve(first, scope, 0) {
-            Val::Lit(o) => self.has_property(o, "jsonrpc"),
-            _ => false,
-        }
-    }
-}
-
-fn logger_rule(lower_name: &str) -> &'static Rule {
-    if [
-        "log",
-        "console",
-        "handler",
-        "transport",
-        "destination",
-        "logger",
-    ]
-    .iter()
-    .any(|w| lower_name.contains(w))
-    {
-        &STATIC_STDOUT_LOGGER
-    } else {
-        &STATIC_STDOUT_WRITE
-    }
-}
-
-fn snippet_str(s: &str) -> String {
-    let line = s.lines().next().unwrap_or("");
-    line.chars().take(60).collect()
 }

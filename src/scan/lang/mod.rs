@@ -6,6 +6,7 @@
 //! are resolved with tree-sitter queries compiled once per process plus a small import table.
 
 pub mod csharp;
+pub mod flow;
 pub mod go;
 pub mod java;
 pub mod javascript;
@@ -117,44 +118,16 @@ impl Lang {
     /// a file with none of them is never parsed. Every pattern a rule of the language can report
     /// contains one of these tokens (the fixture test proves it: it scans with the prefilter on).
     pub fn prefilter(self) -> &'static [&'static str] {
-        match self {
-            Lang::Python => &[
-                "print",
-                "stdout",
-                "echo",
-                "progressbar",
-                "tqdm",
-                "rich",
-                "structlog",
-                "loguru",
-                "subprocess",
-                "system",
-                "dup2",
-                "breakpoint",
-                "set_trace",
-                "input",
-                "STDOUT_FILENO",
-                "/dev/",
-                "write",
-                "open(",
-                "FileIO(",
-            ],
-            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &[
-                "console", "Console", "stdout", "write", "pino", "winston", "bunyan", "inherit",
-                "fork", "stdio", "util", "/dev/", "fd",
-            ],
-            Lang::Go => &["fmt", "Stdout", "log"],
-            Lang::Rust => &[
-                "print",
-                "stdout",
-                "tracing_subscriber",
-                "Command",
-                "Target::Stdout",
-            ],
-            Lang::Java => &["System", "inheritIO", "PrintStream", "FileDescriptor"],
-            Lang::Kotlin => &["print", "System", "inheritIO"],
-            Lang::CSharp => &["Console", "AddConsole", "StandardOutput"],
-        }
+        // Derived from the language's sink table (`sinks::prefilter_words`).
+        static DERIVED: LazyLock<Vec<(Lang, Vec<&'static str>)>> = LazyLock::new(|| {
+            ALL.iter()
+                .map(|&l| (l, crate::scan::sinks::prefilter_words(l)))
+                .collect()
+        });
+        DERIVED
+            .iter()
+            .find(|(l, _)| *l == self)
+            .map_or(&[], |(_, words)| words.as_slice())
     }
 
     /// The line-comment prefixes suppression markers may follow.
@@ -180,6 +153,9 @@ pub struct Finding {
     pub help: Option<String>,
     /// Dropped at the end of a scan if any scanned file satisfied the condition.
     pub unless: Option<Condition>,
+    /// In code compiled for tests only (`#[cfg(test)] mod tests`): the file's test-file
+    /// treatment applies, whatever the file is.
+    pub test: bool,
 }
 
 /// A cross-file condition that cancels a finding (see [`Finding::unless`]).
@@ -200,6 +176,7 @@ impl Finding {
             message: message.into(),
             help: None,
             unless: None,
+            test: false,
         }
     }
 
@@ -215,6 +192,9 @@ pub struct FileFacts {
     pub findings: Vec<Finding>,
     /// Conditions this file satisfies (e.g. it configures structlog).
     pub satisfies: Vec<Condition>,
+    /// The sink-table rows (by name) this file's analysis matched, whether or not they gave
+    /// a finding: the fixture test requires every row of every table to be exercised.
+    pub rows: Vec<&'static str>,
 }
 
 /// A fast non-cryptographic hasher for the analyzers' small maps (names, node ids): the
@@ -354,11 +334,11 @@ pub fn analyze(lang: Lang, tree: &tree_sitter::Tree, src: &str) -> FileFacts {
     match lang {
         Lang::Python => python::analyze(tree, src),
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => javascript::analyze(tree, src),
-        Lang::Go => go::analyze(tree, src.as_bytes()),
-        Lang::Rust => rust::analyze(tree, src.as_bytes()),
-        Lang::Java => java::analyze(tree, src.as_bytes()),
-        Lang::Kotlin => kotlin::analyze(tree, src.as_bytes()),
-        Lang::CSharp => csharp::analyze(tree, src.as_bytes()),
+        Lang::Go => go::analyze(tree, src),
+        Lang::Rust => rust::analyze(tree, src),
+        Lang::Java => java::analyze(tree, src),
+        Lang::Kotlin => kotlin::analyze(tree, src),
+        Lang::CSharp => csharp::analyze(tree, src),
     }
 }
 

@@ -8,12 +8,13 @@
 //! `def print`, `obj.print()`, `from sys import stderr` and `out = sys.stdout; out.write(...)` all
 //! come out right. Text in strings, comments and docstrings is never code, so it never matches.
 
-use super::{Condition, FastMap, Field, FileFacts, Finding, snippet, text};
+use super::{Condition, FastMap, Field, FileFacts, Finding, Lang, snippet, text};
 use crate::catalog::Rule;
 use crate::catalog::scan::{
     STATIC_PRINT_CALL, STATIC_STDOUT_INHERIT, STATIC_STDOUT_LOGGER, STATIC_STDOUT_REDIRECT,
     STATIC_STDOUT_WRITE,
 };
+use crate::scan::sinks::{self, Cond, Dest, Means, Site};
 use tree_sitter::{Node, Tree};
 
 /// How deep value resolution follows assignments (`a = b`, `b = c`, ...).
@@ -184,6 +185,9 @@ struct Py<'t> {
     scope_of: FastMap<usize, usize>,
     /// Module-level star imports (module names), in order.
     star_imports: Vec<(usize, String)>,
+    /// Function definitions by (scope, name): a call of one whose one result is a value is
+    /// that value (`def out(): return sys.stdout`).
+    functions: FastMap<(usize, &'t str), Node<'t>>,
     /// `builtins.print = ...` style overrides: path → bindings.
     overrides: FastMap<String, Vec<Binding<'t>>>,
     /// `self.attr = value` inside methods: (class scope, attr) → bindings.
@@ -216,6 +220,7 @@ impl<'t> Py<'t> {
             }],
             scope_of: FastMap::default(),
             star_imports: Vec::new(),
+            functions: FastMap::default(),
             overrides: FastMap::default(),
             self_attrs: FastMap::default(),
             stdout_replaced: Vec::new(),
@@ -330,6 +335,7 @@ impl<'t> Py<'t> {
                 "function_definition" => {
                     if let Some(name) = node.field("name") {
                         self.bind(scope, name, Def::Opaque, scope);
+                        self.functions.insert((scope, self.text(name)), node);
                     }
                     let inner = self.new_scope(node, Kind::Function, scope);
                     if let Some(params) = node.field("parameters") {
@@ -731,6 +737,9 @@ impl<'t> Py<'t> {
                 let Some(func) = node.field("function") else {
                     return Val::Unknown;
                 };
+                if let Some(v) = self.helper_result(func, scope, depth) {
+                    return v;
+                }
                 let callee = self.resolve(func, scope, depth + 1);
                 let args = self.args(node);
                 match callee.path() {
@@ -809,6 +818,48 @@ impl<'t> Py<'t> {
     }
 
     /// The value an override (`builtins.print = x`) gives a path at this use, if any.
+    /// A same-file function called by name whose one result is a known value (`def out():
+    /// return sys.stdout`): that value.
+    fn helper_result(&self, func: Node<'t>, scope: usize, depth: u32) -> Option<Val<'t>> {
+        if func.kind() != "identifier" {
+            return None;
+        }
+        let name = self.text(func);
+        let b = self.lookup(name, scope, func.start_byte())?;
+        if !matches!(b.def, Def::Opaque) {
+            return None;
+        }
+        let f = *self.functions.get(&(b.scope, name))?;
+        let body = f.field("body")?;
+        let mut c = body.walk();
+        let kids: Vec<Node> = body
+            .named_children(&mut c)
+            .filter(|k| k.kind() != "comment")
+            .collect();
+        // A docstring first is no statement.
+        let kids = match kids.as_slice() {
+            [doc, rest @ ..]
+                if doc.kind() == "expression_statement"
+                    && doc.named_child(0).is_some_and(|s| s.kind() == "string") =>
+            {
+                rest
+            }
+            all => all,
+        };
+        let [ret] = kids else {
+            return None;
+        };
+        if ret.kind() != "return_statement" {
+            return None;
+        }
+        let result = ret.named_child(0)?;
+        let inner = self.scope_of.get(&f.id()).copied().unwrap_or(b.scope);
+        match self.resolve(result, inner, depth + 1) {
+            v @ Val::Path(_) => Some(v),
+            _ => None,
+        }
+    }
+
     fn overridden(&self, path: &str, node: Node<'t>, scope: usize, depth: u32) -> Option<Val<'t>> {
         let list = self.overrides.get(path)?;
         let b = if scope == 0 {
@@ -875,20 +926,6 @@ impl<'t> Py<'t> {
         }
     }
 
-    /// The stream a `file=`-style argument selects: absent or `None` means the default.
-    fn stream_arg(&self, arg: Option<Node<'t>>, scope: usize, default: Stream) -> Stream {
-        match arg {
-            None => default,
-            Some(a) => match self.resolve(a, scope, 0) {
-                Val::None => default,
-                Val::Path(p) if is_stdout_path(&p) => Stream::Stdout,
-                Val::Path(p) if is_stderr_path(&p) => Stream::Stderr,
-                Val::Unknown => Stream::Unknown,
-                _ => Stream::Other,
-            },
-        }
-    }
-
     /// True for an fd argument that is stdout: `1`, `sys.stdout.fileno()`, `STDOUT_FILENO`.
     fn is_stdout_fd(&self, node: Node<'t>, scope: usize) -> bool {
         match self.resolve(node, scope, 0) {
@@ -914,6 +951,12 @@ impl<'t> Py<'t> {
     }
 
     // ------------------------------------------------------------------------------ pass 2
+
+    fn note_row(&mut self, name: &'static str) {
+        if !self.facts.rows.contains(&name) {
+            self.facts.rows.push(name);
+        }
+    }
 
     fn report(&mut self, rule: &'static Rule, node: Node<'t>, message: String) {
         self.facts.findings.push(Finding::at(rule, node, message));
@@ -980,323 +1023,69 @@ impl<'t> Py<'t> {
             }
         };
         let name = snippet(func, self.src);
-        match path.as_str() {
-            "builtins.print" | "rich.print" => {
-                if self.stdout_elsewhere(call, scope) {
-                    return;
-                }
-                let file = args.kw("file");
-                if file.is_none() && args.kwstar && path == "rich.print" {
-                    return;
-                }
-                if self.stream_arg(file, scope, Stream::Stdout) == Stream::Stdout
-                    && !self.is_jsonrpc_print(&args, scope)
-                {
-                    let why = if file.is_some() {
-                        "with `file=` set to stdout"
-                    } else {
-                        "without `file=`"
-                    };
-                    self.report(
-                        &STATIC_PRINT_CALL,
-                        call,
-                        format!("`{name}(...)` {why} writes to stdout"),
-                    );
-                }
-            }
-            "rich.print_json" | "rich.inspect" | "rich.pretty.pprint" => {
-                if args.kw("console").is_none() {
-                    self.report(
-                        &STATIC_PRINT_CALL,
-                        call,
-                        format!("`{name}(...)` prints through rich's default console, on stdout"),
-                    );
-                }
-            }
-            "pprint.pprint" | "pprint.pp" => {
-                if self.stream_arg(args.get("stream", Some(1)), scope, Stream::Stdout)
-                    == Stream::Stdout
-                {
-                    self.report(
-                        &STATIC_PRINT_CALL,
-                        call,
-                        format!("`{name}(...)` without `stream=` writes to stdout"),
-                    );
-                }
-            }
-            "pprint.PrettyPrinter" => {
-                if self.stream_arg(args.get("stream", Some(3)), scope, Stream::Stdout)
-                    == Stream::Stdout
-                {
-                    self.report(
-                        &STATIC_PRINT_CALL,
-                        call,
-                        format!("`{name}(...)` without `stream=` prints to stdout"),
-                    );
-                }
-            }
-            "click.echo" | "click.secho" | "typer.echo" | "typer.secho" | "click.utils.echo"
-            | "click.termui.secho" => {
-                let err = self.truthy(args.kw("err"), scope);
-                if err != Some(false) {
-                    return; // err=True, or a value the scan cannot know
-                }
-                if self.stream_arg(args.get("file", Some(1)), scope, Stream::Stdout)
-                    == Stream::Stdout
-                {
-                    self.report(
-                        &STATIC_PRINT_CALL,
-                        call,
-                        format!("`{name}(...)` without `err=True` writes to stdout"),
-                    );
-                }
-            }
-            "click.echo_via_pager" | "click.progressbar" => {
-                if self.stream_arg(args.kw("file"), scope, Stream::Stdout) == Stream::Stdout {
-                    self.report(
-                        &STATIC_PRINT_CALL,
-                        call,
-                        format!("`{name}(...)` writes to stdout"),
-                    );
-                }
-            }
-            "builtins.input" => {
-                if !args.positional.is_empty() || args.kw("prompt").is_some() {
-                    self.report(
-                        &STATIC_PRINT_CALL,
-                        call,
-                        format!("`{name}(prompt)` writes its prompt to stdout"),
-                    );
-                }
-            }
-            "builtins.breakpoint" | "pdb.set_trace" | "ipdb.set_trace" | "pdb.Pdb().set_trace" => {
-                self.report(
-                    &STATIC_STDOUT_WRITE,
-                    call,
-                    format!("`{name}()` starts a debugger that talks on stdout"),
-                );
-            }
-            p if p.starts_with("tqdm") && p.ends_with("tqdm.write") => {
-                if self.stream_arg(args.get("file", Some(1)), scope, Stream::Stdout)
-                    == Stream::Stdout
-                {
-                    self.report(
-                        &STATIC_PRINT_CALL,
-                        call,
-                        format!("`{name}(...)` without `file=` writes to stdout"),
-                    );
-                }
-            }
-            "sys.stdout.write"
-            | "sys.stdout.writelines"
-            | "sys.stdout.buffer.write"
-            | "sys.stdout.buffer.writelines"
-            | "sys.stdout.buffer.raw.write"
-            | "sys.__stdout__.write"
-            | "sys.__stdout__.writelines"
-            | "sys.__stdout__.buffer.write" => {
-                if self.stdout_elsewhere(call, scope) && !path.starts_with("sys.__") {
-                    return;
-                }
-                let payload = args.positional.first().copied();
-                if payload.is_some_and(|p| self.is_protocol_payload(p, scope)) {
-                    return;
-                }
-                self.report(
-                    &STATIC_STDOUT_WRITE,
-                    call,
-                    format!("`{name}(...)` writes to stdout"),
-                );
-            }
-            "os.write" => {
-                if let Some(fd) = args.positional.first()
-                    && self.is_stdout_fd(*fd, scope)
-                    && !args
-                        .positional
-                        .get(1)
-                        .is_some_and(|p| self.is_protocol_payload(*p, scope))
-                {
-                    self.report(
-                        &STATIC_STDOUT_WRITE,
-                        call,
-                        format!("`{name}(...)` writes to file descriptor 1 (stdout)"),
-                    );
-                }
-            }
-            "builtins.open" | "io.open" | "os.fdopen" | "codecs.open" | "io.FileIO" => {
-                let Some(target) = args.get("file", Some(0)) else {
-                    return;
+        if path == "os.dup2" {
+            self.check_dup2(call, &args, scope);
+            return;
+        }
+        let Some(row) = sinks::table(Lang::Python).and_then(|t| t.sink(&path)) else {
+            self.check_generic(call, &callee, &args, scope);
+            return;
+        };
+        if !self.facts.rows.contains(&row.name) {
+            self.facts.rows.push(row.name);
+        }
+        if row
+            .conds
+            .contains(&Cond::Satisfies(Condition::StructlogConfigured))
+        {
+            self.facts.satisfies.push(Condition::StructlogConfigured);
+        }
+        let site = PySite {
+            py: self,
+            call,
+            args: &args,
+            scope,
+        };
+        match sinks::check(&row.arg, row.conds, &site) {
+            Some(verdict) => {
+                let why = match row.arg.kw {
+                    Some(kw) if verdict.explicit => format!("with `{kw}=` set to stdout"),
+                    Some(kw) => format!("without `{kw}=`"),
+                    None => String::new(),
                 };
-                let is_stdout = self.is_stdout_fd(target, scope)
-                    || matches!(
-                        self.resolve(target, scope, 0),
-                        Val::Str(ref s) if matches!(s.as_str(), "/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1")
-                    );
-                if !is_stdout {
-                    return;
-                }
-                let mode = args.get("mode", Some(1)).map(|m| self.resolve(m, scope, 0));
-                if let Some(Val::Str(m)) = &mode
-                    && !m.contains(['w', 'a', '+', 'x'])
-                {
-                    return;
-                }
-                self.report(
-                    &STATIC_STDOUT_WRITE,
-                    call,
-                    format!("`{name}(...)` opens stdout for writing"),
-                );
-            }
-            "os.dup2" => {
-                if let Some(to) = args.positional.get(1)
-                    && self.is_stdout_fd(*to, scope)
-                    && !self.saves_stdout_fd
-                {
-                    self.report(
-                            &STATIC_STDOUT_REDIRECT,
-                            call,
-                            format!("`{}` points file descriptor 1 elsewhere: the protocol replies go there too", snippet(call, self.src)),
-                        );
-                }
-            }
-            "logging.basicConfig" => {
-                if self.stream_arg(args.kw("stream"), scope, Stream::Stderr) == Stream::Stdout {
-                    self.report(
-                        &STATIC_STDOUT_LOGGER,
-                        call,
-                        format!("`{name}(stream=...)` sends every log record to stdout"),
-                    );
-                }
-            }
-            "logging.StreamHandler" => {
-                if self.stream_arg(args.get("stream", Some(0)), scope, Stream::Stderr)
-                    == Stream::Stdout
-                {
-                    self.report(
-                        &STATIC_STDOUT_LOGGER,
-                        call,
-                        format!(
-                            "`{name}(...)` on stdout sends log records to the protocol channel"
-                        ),
-                    );
-                }
-            }
-            "rich.console.Console" => {
-                let stderr = self.truthy(args.kw("stderr"), scope);
-                if stderr != Some(false) {
-                    return;
-                }
-                if self.stream_arg(args.kw("file"), scope, Stream::Stdout) == Stream::Stdout {
-                    self.report(
-                        &STATIC_STDOUT_LOGGER,
-                        call,
-                        format!("`{name}()` without `stderr=True` prints to stdout"),
-                    );
-                }
-            }
-            "rich.logging.RichHandler"
-            | "rich.progress.Progress"
-            | "rich.progress.track"
-            | "rich.live.Live"
-            | "rich.status.Status" => {
-                if args.kw("console").is_none() && !args.kwstar {
-                    self.report(
-                        &STATIC_STDOUT_LOGGER,
-                        call,
-                        format!("`{name}(...)` without `console=` uses rich's default console, on stdout"),
-                    );
-                }
-            }
-            "loguru.logger.add" => {
-                if let Some(sink) = args.get("sink", Some(0)) {
-                    let v = self.resolve(sink, scope, 0);
-                    let to_stdout = match &v {
-                        Val::Path(p) => is_stdout_path(p) || is_writer_function(p),
-                        Val::Str(s) => s == "ext://sys.stdout",
-                        _ => false,
-                    };
-                    if to_stdout {
-                        self.report(
-                            &STATIC_STDOUT_LOGGER,
-                            call,
-                            format!(
-                                "`{name}({})` sends log records to stdout",
-                                snippet(sink, self.src)
-                            ),
-                        );
+                let mut f = Finding::at(row.rule, call, sinks::message(row.message, &name, &why));
+                for c in row.conds {
+                    if let Cond::Unless(u) = c {
+                        f.unless = Some(*u);
                     }
                 }
-            }
-            "structlog.configure" => {
-                self.facts.satisfies.push(Condition::StructlogConfigured);
-                if args.kw("logger_factory").is_none() && !args.kwstar {
-                    self.report(
-                        &STATIC_STDOUT_LOGGER,
-                        call,
-                        format!("`{name}(...)` without `logger_factory=` keeps structlog's default PrintLogger on stdout"),
-                    );
-                }
-            }
-            "structlog.get_logger" | "structlog.getLogger" | "structlog.stdlib.get_logger" => {
-                let mut f = Finding::at(
-                    &STATIC_STDOUT_LOGGER,
-                    call,
-                    format!("`{name}()` with structlog left unconfigured logs to stdout"),
-                );
-                f.unless = Some(Condition::StructlogConfigured);
                 self.facts.findings.push(f);
             }
-            "structlog.PrintLoggerFactory"
-            | "structlog.WriteLoggerFactory"
-            | "structlog.BytesLoggerFactory"
-            | "structlog.PrintLogger"
-            | "structlog.WriteLogger"
-            | "structlog.BytesLogger" => {
-                if self.stream_arg(args.get("file", Some(0)), scope, Stream::Stdout)
-                    == Stream::Stdout
-                {
-                    self.report(
-                        &STATIC_STDOUT_LOGGER,
-                        call,
-                        format!("`{name}()` without `file=` logs to stdout"),
-                    );
-                }
+            // A child process that does not inherit stdout may still be handed it another way.
+            None if row.rule == &STATIC_STDOUT_INHERIT => {
+                self.check_generic(call, &callee, &args, scope)
             }
-            "subprocess.run"
-            | "subprocess.call"
-            | "subprocess.check_call"
-            | "subprocess.Popen"
-            | "asyncio.create_subprocess_exec"
-            | "asyncio.create_subprocess_shell"
-            | "asyncio.subprocess.create_subprocess_exec"
-            | "asyncio.subprocess.create_subprocess_shell" => {
-                let inherits = match args.kw("stdout") {
-                    Some(v) => {
-                        matches!(self.resolve(v, scope, 0), Val::None | Val::Int(1))
-                            || self.stream(v, scope) == Stream::Stdout
-                    }
-                    None => {
-                        !args.kwstar && self.truthy(args.kw("capture_output"), scope) == Some(false)
-                    }
-                };
-                if inherits {
-                    self.report(
-                        &STATIC_STDOUT_INHERIT,
-                        call,
-                        format!("`{name}(...)` lets the child write to the server's stdout"),
-                    );
-                } else {
-                    self.check_generic(call, &callee, &args, scope);
-                }
-            }
-            "os.system" => {
-                self.report(
-                    &STATIC_STDOUT_INHERIT,
-                    call,
-                    format!("`{name}(...)` runs a shell that writes to the server's stdout"),
-                );
-            }
-            _ => self.check_generic(call, &callee, &args, scope),
+            None => {}
+        }
+    }
+
+    /// `os.dup2(fd, 1)`: fd 1 pointed elsewhere, unless it was saved first.
+    fn check_dup2(&mut self, call: Node<'t>, args: &Args<'t>, scope: usize) {
+        let Some(row) = sinks::table(Lang::Python).and_then(|t| t.redirect("os.dup2")) else {
+            return;
+        };
+        if !self.facts.rows.contains(&row.name) {
+            self.facts.rows.push(row.name);
+        }
+        let site = PySite {
+            py: self,
+            call,
+            args,
+            scope,
+        };
+        if sinks::check(&row.arg, row.conds, &site).is_some() {
+            let what = snippet(call, self.src);
+            self.report(row.rule, call, sinks::message(row.message, &what, ""));
         }
     }
 
@@ -1528,6 +1317,7 @@ impl<'t> Py<'t> {
                 return;
             }
             self.stdout_replaced.push((node.end_byte(), scope));
+            self.note_row("sys.stdout");
             self.report(
                 &STATIC_STDOUT_REDIRECT,
                 node,
@@ -1565,6 +1355,7 @@ impl<'t> Py<'t> {
             if n.kind() == "call" {
                 let callee = n.field("function").map(|f| self.resolve(f, scope, 0));
                 if callee.as_ref().and_then(Val::path) == Some("contextlib.redirect_stdout") {
+                    self.note_row("contextlib.redirect_stdout");
                     let target = self.args(n).positional.first().copied();
                     if target.is_none_or(|t| self.stream(t, scope) != Stream::Stdout) {
                         self.redirected.push((body.start_byte(), body.end_byte()));
@@ -1614,6 +1405,92 @@ impl<'t> Py<'t> {
                 node,
                 format!("logging config stream `{s}` sends log records to stdout"),
             );
+        }
+    }
+}
+
+/// One Python call as the generic sink checker sees it.
+struct PySite<'a, 't> {
+    py: &'a Py<'t>,
+    call: Node<'t>,
+    args: &'a Args<'t>,
+    scope: usize,
+}
+
+impl<'t> Site<'t> for PySite<'_, 't> {
+    fn arg(&self, pos: Option<u8>, kw: Option<&str>) -> Option<Node<'t>> {
+        match kw {
+            Some(k) => self.args.get(k, pos.map(usize::from)),
+            None => pos.and_then(|p| self.args.positional.get(usize::from(p)).copied()),
+        }
+    }
+
+    fn dest(&self, value: Node<'t>, means: Means, default: Dest) -> Dest {
+        let py = self.py;
+        let scope = self.scope;
+        match means {
+            Means::Stream => match py.resolve(value, scope, 0) {
+                Val::None => default,
+                Val::Path(p) if is_stdout_path(&p) => Dest::Stdout,
+                Val::Path(p) if is_stderr_path(&p) => Dest::Stderr,
+                Val::Unknown => Dest::Unknown,
+                _ => Dest::Other,
+            },
+            Means::Fd | Means::FileOrFd => {
+                let stdout = py.is_stdout_fd(value, scope)
+                    || (means == Means::FileOrFd
+                        && matches!(
+                            py.resolve(value, scope, 0),
+                            Val::Str(ref s) if matches!(s.as_str(), "/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1")
+                        ));
+                if stdout { Dest::Stdout } else { Dest::Other }
+            }
+            Means::Presence | Means::StderrFlag | Means::Threshold => Dest::Other,
+            Means::Sink => match py.resolve(value, scope, 0) {
+                Val::Path(p) if is_stdout_path(&p) || is_writer_function(&p) => Dest::Stdout,
+                Val::Str(s) if s == "ext://sys.stdout" => Dest::Stdout,
+                _ => Dest::Other,
+            },
+            Means::ChildStdout => {
+                if matches!(py.resolve(value, scope, 0), Val::None | Val::Int(1))
+                    || py.stream(value, scope) == Stream::Stdout
+                {
+                    Dest::Stdout
+                } else {
+                    Dest::Other
+                }
+            }
+        }
+    }
+
+    fn holds(&self, cond: Cond) -> bool {
+        let (py, args, scope) = (self.py, self.args, self.scope);
+        match cond {
+            Cond::FollowsRedirect => !py.stdout_elsewhere(self.call, scope),
+            Cond::FlagOff(k) => py.truthy(args.kw(k), scope) == Some(false),
+            Cond::NoSplat => !args.kwstar,
+            Cond::Given(p, k) => self.arg(p, k).is_some(),
+            Cond::WriteMode(p, k) => !matches!(
+                args.get(k, Some(usize::from(p))).map(|m| py.resolve(m, scope, 0)),
+                Some(Val::Str(m)) if !m.contains(['w', 'a', '+', 'x'])
+            ),
+            Cond::NotPayload(p) => !args
+                .positional
+                .get(usize::from(p))
+                .is_some_and(|v| py.is_protocol_payload(*v, scope)),
+            Cond::NotJsonRpc => !py.is_jsonrpc_print(args, scope),
+            Cond::NotCaptured(k) => {
+                args.kw("stdout").is_some()
+                    || (!args.kwstar && py.truthy(args.kw(k), scope) == Some(false))
+            }
+            Cond::FdNotSaved => !py.saves_stdout_fd,
+            // Python rows do not use it: the file.
+            Cond::FileLacks(n) | Cond::ScopeLacks(n) => !py.text.contains(n),
+            Cond::CallLacks(n) => !py.text(self.call).contains(n),
+            Cond::Quiet | Cond::NotFilter => true,
+            // Python rows do not use it: never a finding on a condition it cannot read.
+            Cond::ArgIs(..) => false,
+            Cond::Satisfies(_) | Cond::Unless(_) => true,
         }
     }
 }

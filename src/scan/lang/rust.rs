@@ -1,258 +1,517 @@
-//! Rust: `print!`/`println!`, writes to `std::io::stdout()` (directly, through a variable or a
-//! lock), `tracing_subscriber::fmt` without a stderr writer (its default is stdout), env_logger's
-//! `Target::Stdout`, and `Command`s run with inherited stdout. `eprint!`, `eprintln!` and `dbg!`
-//! write to stderr and are not reported. Writes whose payload is built with `serde_json` are the
-//! hand-written transport.
+//! Rust: the shared resolver ([`flow`](super::flow)) over Rust's syntax. Paths go through the
+//! file's `use` declarations (`use std::io::{self, Write}` makes `io` mean `std::io`); `let`
+//! bindings carry stream facts (`let out = io::stdout().lock()`), `Command` builders carry
+//! their stdout setting until `status()`/`spawn()`, and user `macro_rules!` macros whose body
+//! prints (`println!`/`print!`) are print macros themselves. `eprint!`, `eprintln!` and `dbg!`
+//! write to stderr. Writes whose payload is built with `serde_json` are the hand-written
+//! transport.
 
-use super::{Field, FileFacts, Finding, Lang, captured, query, snippet, text};
-use crate::catalog::scan::{
-    STATIC_PRINT_CALL, STATIC_STDOUT_INHERIT, STATIC_STDOUT_LOGGER, STATIC_STDOUT_WRITE,
-};
-use std::collections::HashSet;
-use std::sync::LazyLock;
-use tree_sitter::{Node, Query, Tree};
+use super::flow::{Call, Engine, Expr, Shape, Syntax};
+use super::{Field, FileFacts, text};
+use crate::scan::sinks;
+use std::collections::HashMap;
+use tree_sitter::{Node, Tree};
 
-static QUERY: LazyLock<Query> = LazyLock::new(|| {
-    query(
-        Lang::Rust,
-        "[(macro_invocation) (call_expression) (let_declaration) (scoped_identifier)] @n",
-    )
-});
+pub fn analyze(tree: &Tree, src: &str) -> FileFacts {
+    let table = sinks::table(super::Lang::Rust).expect("Rust has a sink table");
+    let mut rs = Rs::new(tree.root_node(), src);
+    let tests = std::mem::take(&mut rs.tests);
+    let mut facts = Engine::new(rs, src, table).run(tree.root_node());
+    for f in &mut facts.findings {
+        f.test = tests.iter().any(|r| r.contains(&f.start.0));
+    }
+    facts
+}
 
 struct Rs<'t> {
     src: &'t [u8],
-    stdout_vars: HashSet<&'t str>,
-    command_vars: HashSet<&'t str>,
-    json_vars: HashSet<&'t str>,
-    facts: FileFacts,
+    /// `use` names → full paths.
+    uses: HashMap<String, String>,
+    /// User macros whose expansion prints to stdout.
+    print_macros: Vec<String>,
+    /// Rows of items compiled for tests only (`#[cfg(test)] mod tests { ... }`).
+    tests: Vec<std::ops::RangeInclusive<usize>>,
 }
 
-pub fn analyze(tree: &Tree, src: &[u8]) -> FileFacts {
-    let nodes = captured(&QUERY, tree, src);
-    let mut rs = Rs {
-        src,
-        stdout_vars: HashSet::new(),
-        command_vars: HashSet::new(),
-        json_vars: HashSet::new(),
-        facts: FileFacts::default(),
-    };
-    for n in nodes.iter().filter(|n| n.kind() == "let_declaration") {
-        rs.track(*n);
-    }
-    let uses_tracing = memchr::memmem::find(src, b"tracing_subscriber").is_some();
-    for n in nodes {
-        match n.kind() {
-            "macro_invocation" => rs.mac(n),
-            "call_expression" => rs.call(n, uses_tracing),
-            "scoped_identifier" => {
-                let t = text(n, src);
-                if t.ends_with("Target::Stdout")
-                    && n.parent().is_none_or(|p| p.kind() != "scoped_identifier")
-                {
-                    rs.facts.findings.push(Finding::at(
-                        &STATIC_STDOUT_LOGGER,
-                        n,
-                        format!("`{t}` sends the logger's output to stdout"),
-                    ));
-                }
-            }
-            _ => {}
-        }
-    }
-    rs.facts
-}
-
-fn mentions_stdout(t: &str) -> bool {
-    t.contains("stdout()") && !t.contains("stderr")
-}
+/// Macros that need no `use`: the standard library's.
+const PRELUDE_MACROS: &[&str] = &["print", "println", "write", "writeln"];
 
 impl<'t> Rs<'t> {
+    fn new(root: Node<'t>, src: &'t str) -> Rs<'t> {
+        let mut rs = Rs {
+            src: src.as_bytes(),
+            uses: HashMap::new(),
+            print_macros: Vec::new(),
+            tests: Default::default(),
+        };
+        let mut defs: Vec<(String, &'t str)> = Vec::new();
+        let mut stack = vec![root];
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                "use_declaration" => {
+                    if let Some(arg) = n.field("argument") {
+                        rs.collect_use(arg, "");
+                    }
+                }
+                "macro_definition" => {
+                    if let Some(name) = n.field("name") {
+                        defs.push((rs.text(name).to_string(), rs.text(n)));
+                    }
+                }
+                "attribute_item" => {
+                    let compact: String = rs.text(n).split_whitespace().collect();
+                    // `#[cfg(test)]` items and `#[test]`/`#[tokio::test]` functions are compiled
+                    // for tests only.
+                    let path = compact
+                        .strip_prefix("#[")
+                        .and_then(|a| a.split(['(', ']']).next())
+                        .unwrap_or("");
+                    // `#[cfg(test)]`, `#[cfg(all(test, ...))]`; not `any(...)` or `not(test)`.
+                    let cfg = compact
+                        .strip_prefix("#[cfg(")
+                        .and_then(|c| c.strip_suffix(")]"))
+                        .unwrap_or("");
+                    let words = |c: &str| {
+                        c.split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+                            .any(|w| w == "test")
+                    };
+                    let cfg_test = cfg == "test"
+                        || (cfg.starts_with("all(") && words(cfg) && !cfg.contains("not(test"));
+                    let test = cfg_test || path == "test" || path.ends_with("::test");
+                    if test && let Some(item) = n.next_named_sibling() {
+                        let rows = n.start_position().row..=item.end_position().row;
+                        rs.tests.push(rows);
+                    }
+                }
+                _ => {
+                    if n.child_count() > 0 && !n.kind().ends_with("expression") {
+                        let mut c = n.walk();
+                        stack.extend(n.named_children(&mut c));
+                    }
+                }
+            }
+        }
+        // A macro that expands to a printing macro prints too (to a fixed point).
+        let prints = |body: &str, known: &[String]| {
+            let compact: String = body.split_whitespace().collect();
+            let bytes = compact.as_bytes();
+            let has = |m: &str| {
+                compact.match_indices(m).any(|(i, _)| {
+                    i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')
+                })
+            };
+            // A body that takes `io::stdout()` and writes to it prints as much.
+            let writes = has("stdout()") && (has("writeln!") || has("write!"));
+            has("println!")
+                || has("print!")
+                || writes
+                || known.iter().any(|k| has(&format!("{k}!")))
+        };
+        for _ in 0..4 {
+            let before = rs.print_macros.len();
+            for (name, body) in &defs {
+                if !rs.print_macros.contains(name) && prints(body, &rs.print_macros) {
+                    rs.print_macros.push(name.clone());
+                }
+            }
+            if rs.print_macros.len() == before {
+                break;
+            }
+        }
+        rs
+    }
+
     fn text(&self, n: Node<'t>) -> &'t str {
         text(n, self.src)
     }
 
-    fn track(&mut self, n: Node<'t>) {
-        let (Some(pat), Some(value)) = (n.field("pattern"), n.field("value")) else {
-            return;
-        };
-        // `let mut out = ...`: the identifier is the last named child of a mut pattern.
-        let name = if pat.kind() == "identifier" {
-            Some(pat)
-        } else {
-            let mut c = pat.walk();
-            pat.named_children(&mut c)
-                .find(|k| k.kind() == "identifier")
-        };
-        let Some(name) = name else { return };
-        let name = self.text(name);
-        let v = self.text(value);
-        let root = v.split(['.', '(']).next().unwrap_or("").trim();
-        if mentions_stdout(v) || self.stdout_vars.contains(root) {
-            self.stdout_vars.insert(name);
-        }
-        if v.contains("Command::new") {
-            self.command_vars.insert(name);
-        }
-        if v.contains("serde_json::to_") || v.contains("to_string(&") && v.contains("json") {
-            self.json_vars.insert(name);
-        }
-    }
-
-    fn is_stdout_expr(&self, t: &str) -> bool {
-        let t = t.trim().trim_start_matches("&mut ").trim_start_matches('&');
-        let root = t.split(['.', '(', ' ']).next().unwrap_or("");
-        mentions_stdout(t) || self.stdout_vars.contains(root)
-    }
-
-    fn is_json(&self, t: &str) -> bool {
-        t.contains("serde_json")
-            || self.json_vars.iter().any(|v| {
-                t.split(|c: char| !c.is_alphanumeric() && c != '_')
-                    .any(|w| w == *v)
-            })
-    }
-
-    fn mac(&mut self, n: Node<'t>) {
-        let Some(m) = n.field("macro") else {
-            return;
-        };
-        let name = super::last_segment(self.text(m));
-        let body = n
-            .named_children(&mut n.walk())
-            .find(|c| c.kind() == "token_tree")
-            .map(|t| self.text(t))
-            .unwrap_or("");
-        match name {
-            "print" | "println" => {
-                if self.text(m).contains("::") && !self.text(m).starts_with("std::") {
-                    return; // another crate's macro
-                }
-                self.facts.findings.push(Finding::at(
-                    &STATIC_PRINT_CALL,
-                    n,
-                    format!("`{name}!` writes to stdout"),
-                ));
+    fn collect_use(&mut self, n: Node<'t>, prefix: &str) {
+        let join = |p: &str, t: &str| {
+            if p.is_empty() {
+                t.to_string()
+            } else {
+                format!("{p}::{t}")
             }
-            "write" | "writeln" => {
-                let inner = body.trim_start_matches(['(', '[', '{']);
-                let first = inner.split(',').next().unwrap_or("");
-                if self.is_stdout_expr(first) && !self.is_json(inner) {
-                    self.facts.findings.push(Finding::at(
-                        &STATIC_STDOUT_WRITE,
-                        n,
-                        format!("`{name}!({first}, ...)` writes to stdout"),
-                    ));
+        };
+        match n.kind() {
+            "identifier" | "scoped_identifier" => {
+                let full = join(prefix, self.text(n));
+                let last = full.rsplit("::").next().unwrap_or(&full).to_string();
+                self.uses.insert(last, full);
+            }
+            "self" => {
+                let last = prefix.rsplit("::").next().unwrap_or(prefix).to_string();
+                self.uses.insert(last, prefix.to_string());
+            }
+            "use_as_clause" => {
+                if let (Some(p), Some(a)) = (n.field("path"), n.field("alias")) {
+                    self.uses
+                        .insert(self.text(a).to_string(), join(prefix, self.text(p)));
+                }
+            }
+            "scoped_use_list" => {
+                let base = n
+                    .field("path")
+                    .map(|p| join(prefix, self.text(p)))
+                    .unwrap_or_else(|| prefix.to_string());
+                if let Some(list) = n.field("list") {
+                    self.collect_use(list, &base);
+                }
+            }
+            "use_list" => {
+                let mut c = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut c).collect();
+                for k in kids {
+                    self.collect_use(k, prefix);
                 }
             }
             _ => {}
         }
     }
 
-    fn call(&mut self, n: Node<'t>, uses_tracing: bool) {
-        let Some(func) = n.field("function") else {
-            return;
-        };
-        let args = n.field("arguments").map(|a| self.text(a)).unwrap_or("");
-        match func.kind() {
-            "field_expression" => {
-                let (Some(value), Some(field)) = (func.field("value"), func.field("field")) else {
-                    return;
-                };
-                let recv = self.text(value);
-                match self.text(field) {
-                    "write" | "write_all" | "write_fmt" | "write_vectored"
-                        if self.is_stdout_expr(recv) && !self.is_json(args) =>
+    /// The arguments of a macro: the token groups between top-level commas, each given by its
+    /// first token.
+    fn macro_args(&self, tt: Node<'t>) -> Vec<(Option<&'t str>, Node<'t>, Node<'t>)> {
+        let mut out = Vec::new();
+        let mut c = tt.walk();
+        let mut start = true;
+        for k in tt.children(&mut c) {
+            let t = self.text(k);
+            if matches!(t, "(" | ")" | "[" | "]" | "{" | "}") && k.child_count() == 0 {
+                continue;
+            }
+            if t == "," {
+                start = true;
+                continue;
+            }
+            if start {
+                out.push((None, k, k));
+                start = false;
+            }
+        }
+        out
+    }
+
+    fn call(&self, node: Node<'t>) -> Option<Call<'t>> {
+        match node.kind() {
+            "call_expression" => {
+                let f = node.field("function")?;
+                let mut args = Vec::new();
+                if let Some(list) = node.field("arguments") {
+                    let mut c = list.walk();
+                    for a in list
+                        .named_children(&mut c)
+                        .filter(|a| !a.kind().ends_with("comment") && a.kind() != "attribute_item")
                     {
-                        self.facts.findings.push(Finding::at(
-                            &STATIC_STDOUT_WRITE,
-                            n,
-                            format!("`{}(...)` writes to stdout", snippet(func, self.src)),
-                        ));
+                        args.push((None, a, a));
                     }
-                    "status" | "spawn" => {
-                        let root = recv.split(['.', '(']).next().unwrap_or("").trim();
-                        let chained = recv.contains("Command::new") && !recv.contains(".stdout(");
-                        let via_var = self.command_vars.contains(root)
-                            && !self.sets_stdout(root)
-                            && !recv.contains(".stdout(");
-                        if chained || via_var {
-                            self.facts.findings.push(Finding::at(
-                                &STATIC_STDOUT_INHERIT,
-                                n,
-                                format!(
-                                    "`.{}()` runs the child with the server's stdout (set `.stdout(Stdio::piped())` or `Stdio::null()`)",
-                                    self.text(field)
-                                ),
-                            ));
-                        }
+                }
+                let f = if f.kind() == "generic_function" {
+                    f.field("function").unwrap_or(f)
+                } else {
+                    f
+                };
+                match f.kind() {
+                    "field_expression" => Some(Call {
+                        node,
+                        receiver: f.field("value"),
+                        callee: None,
+                        name: self.text(f.field("field")?),
+                        args,
+                    }),
+                    _ => {
+                        let name = self.text(f).rsplit("::").next().unwrap_or("");
+                        Some(Call {
+                            node,
+                            receiver: None,
+                            callee: Some(f),
+                            name,
+                            args,
+                        })
                     }
-                    _ => {}
                 }
             }
-            "scoped_identifier" | "identifier" => {
-                let f = self.text(func);
-                let tracing = uses_tracing
-                    && matches!(
-                        f,
-                        "tracing_subscriber::fmt"
-                            | "tracing_subscriber::fmt::init"
-                            | "tracing_subscriber::fmt::layer"
-                            | "tracing_subscriber::fmt::Subscriber::builder"
-                            | "tracing_subscriber::FmtSubscriber::builder"
-                            | "FmtSubscriber::builder"
-                            | "fmt::layer"
-                            | "fmt::init"
-                            | "fmt::Subscriber::builder"
-                            | "fmt"
-                    );
-                if tracing && !self.statement_text(n).contains("with_writer") {
-                    self.facts.findings.push(Finding::at(
-                        &STATIC_STDOUT_LOGGER,
-                        n,
-                        format!("`{f}()` without `.with_writer(std::io::stderr)` logs to stdout"),
-                    ));
-                }
+            "macro_invocation" => {
+                let m = node.field("macro")?;
+                let tt = node
+                    .named_children(&mut node.walk())
+                    .find(|c| c.kind() == "token_tree");
+                let args = tt.map(|t| self.macro_args(t)).unwrap_or_default();
+                let name = self.text(m).rsplit("::").next().unwrap_or("");
+                Some(Call {
+                    node,
+                    receiver: None,
+                    callee: Some(m),
+                    name,
+                    args,
+                })
             }
-            _ => {}
+            _ => None,
         }
     }
 
-    /// True when some statement rooted at `var` calls `.stdout(...)` on it, however the builder
-    /// chain is laid out (`cmd\n    .stdin(..)\n    .stdout(..)`).
-    fn sets_stdout(&self, var: &str) -> bool {
-        let compact: Vec<u8> = self
-            .src
-            .iter()
-            .copied()
-            .filter(|b| !b.is_ascii_whitespace())
-            .collect();
-        let needle = format!("{var}.");
-        let mut at = 0;
-        while let Some(p) = memchr::memmem::find(&compact[at..], needle.as_bytes()) {
-            let start = at + p;
-            // Only a use of the variable itself, not `other_cmd.`.
-            let standalone = start == 0
-                || !(compact[start - 1].is_ascii_alphanumeric() || compact[start - 1] == b'_');
-            let end = memchr::memchr(b';', &compact[start..]).map_or(compact.len(), |e| start + e);
-            if standalone && memchr::memmem::find(&compact[start..end], b".stdout(").is_some() {
-                return true;
+    /// The text of a macro argument's token group, from its first token to the next
+    /// top-level comma.
+    fn group_text(&self, first: Node<'t>) -> String {
+        let mut out = String::new();
+        let mut n = Some(first);
+        while let Some(k) = n {
+            let t = self.text(k);
+            if t == ","
+                || (k.child_count() == 0
+                    && matches!(t, ")" | "]" | "}")
+                    && k.next_sibling().is_none())
+            {
+                break;
             }
-            at = start + needle.len();
+            out.push_str(t);
+            n = k.next_sibling();
         }
+        out
+    }
+}
+
+impl<'t> Syntax<'t> for Rs<'t> {
+    fn sep(&self) -> &'static str {
+        "::"
+    }
+
+    fn shape(&self, node: Node<'t>) -> Shape<'t> {
+        match node.kind() {
+            "function_item" => {
+                let name = node.field("name").map(|n| self.text(n)).unwrap_or("");
+                Shape::Scope {
+                    function: true,
+                    entry: name == "main",
+                }
+            }
+            "closure_expression" => Shape::Scope {
+                function: true,
+                entry: false,
+            },
+            "block" => Shape::Scope {
+                function: false,
+                entry: false,
+            },
+            "let_declaration" => {
+                let Some(pat) = node.field("pattern") else {
+                    return Shape::Other;
+                };
+                let name = if pat.kind() == "identifier" {
+                    Some(pat)
+                } else {
+                    let mut c = pat.walk();
+                    pat.named_children(&mut c)
+                        .find(|k| k.kind() == "identifier")
+                };
+                match name {
+                    Some(n) => Shape::Bind(vec![(n, node.field("value"))]),
+                    None => Shape::Other,
+                }
+            }
+            "parameter" => match node.field("pattern") {
+                Some(p) if p.kind() == "identifier" => Shape::Bind(vec![(p, None)]),
+                _ => Shape::Other,
+            },
+            "assignment_expression" => match (node.field("left"), node.field("right")) {
+                (Some(l), Some(r)) => Shape::Assign(l, r),
+                _ => Shape::Other,
+            },
+            "call_expression" | "macro_invocation" => match self.call(node) {
+                Some(c) => Shape::Call(c),
+                None => Shape::Other,
+            },
+            "struct_expression" => {
+                let Some(body) = node.field("body") else {
+                    return Shape::Other;
+                };
+                let mut c = body.walk();
+                let fields = body
+                    .named_children(&mut c)
+                    .filter_map(|f| match f.kind() {
+                        "field_initializer" => {
+                            Some((self.text(f.field("field")?), f.field("value")?))
+                        }
+                        "shorthand_field_initializer" => {
+                            let id = f.named_child(0)?;
+                            Some((self.text(id), id))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                Shape::Fields(fields)
+            }
+            "scoped_identifier" => {
+                // A configuration value written in place (`env_logger::Target::Stdout`).
+                let standalone = node.parent().is_none_or(|p| {
+                    !matches!(
+                        p.kind(),
+                        "scoped_identifier"
+                            | "use_declaration"
+                            | "scoped_use_list"
+                            | "use_as_clause"
+                            | "use_list"
+                    ) && p.field("function").is_none_or(|f| f.id() != node.id())
+                        && p.field("macro").is_none_or(|f| f.id() != node.id())
+                });
+                match (standalone, node.field("path"), node.field("name")) {
+                    (true, Some(p), Some(n)) => Shape::Reference(Some(p), self.text(n)),
+                    _ => Shape::Other,
+                }
+            }
+            _ => Shape::Other,
+        }
+    }
+
+    fn expr(&self, node: Node<'t>) -> Expr<'t> {
+        if node.parent().is_some_and(|p| p.kind() == "token_tree") {
+            // A format string that is one captured name (`"{text}"`) is that name's value.
+            if node.kind() == "string_literal"
+                && let Some(name) = self
+                    .text(node)
+                    .strip_prefix("\"{")
+                    .and_then(|t| t.strip_suffix("}\""))
+                && !name.is_empty()
+                && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+            {
+                return Expr::Ident(name);
+            }
+            // A macro argument: its token group as a path (`io::stdout()`, `out`).
+            let g = self.group_text(node);
+            if g.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                return Expr::Ident(self.text(node));
+            }
+            // `self.out`: the field.
+            if node.kind() == "self"
+                && let Some(dot) = node.next_sibling().filter(|d| self.text(*d) == ".")
+                && let Some(field) = dot.next_sibling().filter(|f| f.kind() == "identifier")
+                && g == format!("self.{}", self.text(field))
+            {
+                return Expr::Field(self.text(field));
+            }
+            let g = g.trim_start_matches("&mut").trim_start_matches('&');
+            if g.chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | ':' | '(' | ')' | '.'))
+            {
+                let head = g.split("::").next().unwrap_or("");
+                let rest = &g[head.len()..];
+                let head = self
+                    .uses
+                    .get(head)
+                    .cloned()
+                    .unwrap_or_else(|| head.to_string());
+                let path = format!("{head}{rest}").replace('.', "::");
+                return Expr::Path(path.replace("::lock()", ""));
+            }
+            return Expr::Unknown;
+        }
+        match node.kind() {
+            "identifier" | "type_identifier" | "crate" | "self" | "super" => {
+                Expr::Ident(self.text(node))
+            }
+            "scoped_identifier" | "scoped_type_identifier" => {
+                match (node.field("path"), node.field("name")) {
+                    (Some(p), Some(n)) => Expr::Member(p, self.text(n)),
+                    (None, Some(n)) => Expr::Ident(self.text(n)),
+                    _ => Expr::Unknown,
+                }
+            }
+            "field_expression" => match (node.field("value"), node.field("field")) {
+                (Some(v), Some(f)) if v.kind() == "self" => Expr::Field(self.text(f)),
+                (Some(v), Some(f)) => Expr::Member(v, self.text(f)),
+                _ => Expr::Unknown,
+            },
+            "call_expression" | "macro_invocation" => Expr::Call,
+            "if_expression" => {
+                let mut branches = Vec::new();
+                let mut n = Some(node);
+                while let Some(i) = n.filter(|i| i.kind() == "if_expression") {
+                    branches.extend(i.field("consequence"));
+                    let alt = i.field("alternative").and_then(|e| e.named_child(0));
+                    n = alt;
+                    if let Some(b) = alt.filter(|b| b.kind() == "block") {
+                        branches.push(b);
+                    }
+                }
+                Expr::Choice(branches)
+            }
+            "match_expression" => {
+                let mut branches = Vec::new();
+                if let Some(body) = node.field("body") {
+                    let mut c = body.walk();
+                    branches.extend(body.named_children(&mut c).filter_map(|a| a.field("value")));
+                }
+                Expr::Choice(branches)
+            }
+            "block" => {
+                let mut c = node.walk();
+                match node.named_children(&mut c).last() {
+                    Some(last) if last.kind().ends_with("expression") => Expr::Inner(last),
+                    _ => Expr::Unknown,
+                }
+            }
+            "parenthesized_expression"
+            | "reference_expression"
+            | "try_expression"
+            | "await_expression" => node
+                .field("value")
+                .or_else(|| node.named_child(0))
+                .map_or(Expr::Unknown, Expr::Inner),
+            "string_literal" | "raw_string_literal" => {
+                Expr::Str(self.text(node).trim_matches(['"', 'r', '#']).to_string())
+            }
+            "integer_literal" => self.text(node).parse().map_or(Expr::Unknown, Expr::Int),
+            "boolean_literal" => Expr::Bool(self.text(node) == "true"),
+            _ => Expr::Unknown,
+        }
+    }
+
+    fn qualify(&self, name: &str) -> Option<String> {
+        if self.print_macros.iter().any(|m| m == name) {
+            return Some("std::println".to_string());
+        }
+        if let Some(p) = self.uses.get(name) {
+            return Some(p.clone());
+        }
+        PRELUDE_MACROS
+            .contains(&name)
+            .then(|| format!("std::{name}"))
+    }
+
+    fn normalize(&self, path: String) -> String {
+        // `std::io::Stdout::lock` and friends spell the same things; `::std::` is `std::`.
+        path.strip_prefix("::").map(str::to_string).unwrap_or(path)
+    }
+
+    fn is_payload(&self, node: Node<'t>) -> bool {
+        let t = if node.parent().is_some_and(|p| p.kind() == "token_tree") {
+            let parent = node.parent().map(|p| self.text(p)).unwrap_or("");
+            parent.to_string()
+        } else {
+            self.text(node).to_string()
+        };
+        t.contains("serde_json")
+    }
+
+    fn generic_stdout_args(&self) -> bool {
         false
     }
 
-    /// The text of the statement a node belongs to (the whole builder chain).
-    fn statement_text(&self, mut n: Node<'t>) -> &'t str {
-        while let Some(p) = n.parent() {
-            if matches!(
-                p.kind(),
-                "expression_statement" | "let_declaration" | "block" | "source_file"
-            ) {
-                return self.text(if p.kind() == "block" { n } else { p });
-            }
-            n = p;
+    fn returned(&self, node: Node<'t>) -> Option<(&'t str, Node<'t>)> {
+        if node.kind() != "function_item" {
+            return None;
         }
-        self.text(n)
+        let name = self.text(node.field("name")?);
+        let body = node.field("body")?;
+        let mut c = body.walk();
+        let last = body.named_children(&mut c).last()?;
+        match last.kind() {
+            "expression_statement" => {
+                let r = last.named_child(0)?;
+                (r.kind() == "return_expression").then_some((name, r.named_child(0)?))
+            }
+            k if k.ends_with("expression") => Some((name, last)),
+            _ => None,
+        }
     }
 }

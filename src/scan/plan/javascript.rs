@@ -1,0 +1,815 @@
+//! The JavaScript/TypeScript lexer of the plan: strings, templates (with their `${}` code),
+//! regular expressions and comments; statements start in column 0 outside brackets.
+
+use super::{
+    Plan, SHORT_STATEMENT, Stmt, Vocab, WordSet, follow_aliases, is_ident, is_ident_start,
+    owner_before, push_range, word_at,
+};
+use crate::scan::lang::Lang;
+use crate::scan::sinks::javascript::{GLOBAL_OBJECTS, GLOBALS};
+use std::ops::Range;
+use std::sync::LazyLock;
+
+/// JavaScript's vocabulary, derived from its sink table; `globalThis.console` is `console`.
+pub(super) static VOCAB: LazyLock<Vocab> =
+    LazyLock::new(|| Vocab::derive(Lang::JavaScript, GLOBAL_OBJECTS, Some(GLOBALS)));
+
+/// Keywords after which a `/` starts a regular expression, not a division.
+const REGEX_AFTER: &[&[u8]] = &[
+    b"return",
+    b"typeof",
+    b"case",
+    b"do",
+    b"else",
+    b"in",
+    b"of",
+    b"new",
+    b"delete",
+    b"void",
+    b"throw",
+    b"yield",
+    b"await",
+    b"instanceof",
+];
+
+/// Keywords that start a statement and can never go on with an expression: after a block's
+/// `}`, one of them starts a new statement.
+const STATEMENT_KEYWORDS: &[&[u8]] = &[
+    b"function",
+    b"var",
+    b"let",
+    b"const",
+    b"class",
+    b"if",
+    b"for",
+    b"return",
+    b"throw",
+    b"try",
+    b"switch",
+    b"break",
+    b"continue",
+];
+
+/// Reserved words: never a name that a kept statement's binding could be about.
+const RESERVED: &[&[u8]] = &[
+    b"break",
+    b"case",
+    b"catch",
+    b"class",
+    b"const",
+    b"continue",
+    b"debugger",
+    b"default",
+    b"delete",
+    b"do",
+    b"else",
+    b"export",
+    b"extends",
+    b"false",
+    b"finally",
+    b"for",
+    b"function",
+    b"if",
+    b"import",
+    b"in",
+    b"instanceof",
+    b"let",
+    b"new",
+    b"null",
+    b"return",
+    b"super",
+    b"switch",
+    b"this",
+    b"throw",
+    b"true",
+    b"try",
+    b"typeof",
+    b"var",
+    b"void",
+    b"while",
+    b"with",
+    b"yield",
+    b"async",
+    b"await",
+    b"of",
+    b"undefined",
+];
+
+/// Words before the first `=` of a statement that bind nothing themselves.
+const DECLARATION_WORDS: &[&[u8]] = &[
+    b"const",
+    b"let",
+    b"var",
+    b"export",
+    b"default",
+    b"async",
+    b"function",
+    b"class",
+    b"declare",
+    b"static",
+];
+
+/// Whether the identifier at `src[start..end]` makes its statement a candidate: a candidate
+/// word used as one (`process.stdout`, `globalThis.console`, a bare `stdout` from
+/// destructuring; not `proc.stdout`, `this.console`, `console.error`), or a write to file
+/// descriptor 1 (`writeSync(1, ...)`, `{ fd: 1 }`).
+fn word_hit(src: &[u8], start: usize, end: usize) -> bool {
+    let v = &*VOCAB;
+    if v.is_word(&src[start..end])
+        && owner_before(src, start, b"?\n\r)!").is_none_or(|o| v.owned_by(o))
+        && v.continues(src, start, end)
+    {
+        return true;
+    }
+    v.fd_hit(src, start, end, false)
+}
+
+/// Plans a JavaScript/TypeScript file: skip it when no candidate word occurs outside strings
+/// and comments; parse large files statement by statement (see [`Lexer`]).
+pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
+    match javascript(src) {
+        Plan::Skip => return Plan::Skip,
+        _ if src.len() <= region_min_bytes => return Plan::Whole,
+        _ => {}
+    }
+    let stmts = Lexer::new(src).statements();
+    if !stmts.iter().any(|s| s.hit) {
+        return Plan::Whole; // the statement lexer disagrees with the skip lexer: be safe
+    }
+    if stmts.iter().any(|s| s.malformed) {
+        // An unclosed string, comment or template, or unbalanced brackets: where the file goes
+        // wrong, a parser's error recovery and this lexer disagree on what is code.
+        return Plan::Whole;
+    }
+    let mut keep: Vec<bool> = stmts.iter().map(|s| s.hit).collect();
+    let names = follow_aliases(src, &stmts, &mut keep, |_| true);
+    let mut ranges: Vec<(Range<usize>, usize)> = Vec::new();
+    let mut all = true;
+    for (i, s) in stmts.iter().enumerate() {
+        if !(keep[i] || s.import || s.end - s.start <= SHORT_STATEMENT) {
+            all = false;
+            continue;
+        }
+        // Large kept statements (bundles wrapped in one function, big functions) are parsed
+        // with only the statements of their function bodies that can matter.
+        let parts = if keep[i] {
+            block_parts(src, s.start..s.end, s.row, &names, region_min_bytes / 16, 0)
+        } else {
+            None
+        };
+        if parts.is_some() {
+            all = false;
+        }
+        for (r, row) in parts.unwrap_or_else(|| vec![(s.start..s.end, s.row)]) {
+            push_range(&mut ranges, r, row);
+        }
+    }
+    if all {
+        Plan::Whole
+    } else {
+        Plan::Ranges(ranges)
+    }
+}
+
+/// The kept parts of a large kept statement: everything but the statements of its outermost
+/// function bodies, of which only those that can matter stay: candidates, short simple
+/// statements, and every statement that mentions a name the kept ones use (so the bindings of
+/// those names stay, wherever they are hoisted from), recursively into large kept statements.
+/// A body none of whose statements matters is left empty. `None`: keep it whole.
+fn block_parts(
+    src: &[u8],
+    span: Range<usize>,
+    row: usize,
+    extra: &WordSet,
+    min_bytes: usize,
+    depth: u32,
+) -> Option<Vec<(Range<usize>, usize)>> {
+    if span.len() < min_bytes || depth > 8 {
+        return None;
+    }
+    let mut lexed = Lexer::span(src, span.clone(), row, true);
+    lexed.run();
+    if lexed.depth != 0
+        || lexed.in_template
+        || lexed.cur.malformed
+        || lexed.stmts.iter().any(|s| s.malformed)
+    {
+        return None;
+    }
+    let bodies: Vec<Range<usize>> = std::mem::take(&mut lexed.bodies)
+        .into_iter()
+        .filter(|b| b.len() >= min_bytes)
+        .collect();
+    if bodies.is_empty() {
+        return None;
+    }
+    let rows = Rows::new(src, span.start, row);
+    let mut parts: Vec<(Range<usize>, usize)> = Vec::new();
+    let mut from = span.start;
+    for body in bodies {
+        push_range(&mut parts, from..body.start, rows.at(from));
+        for (r, row) in body_parts(
+            src,
+            body.clone(),
+            rows.at(body.start),
+            extra,
+            min_bytes,
+            depth,
+        )? {
+            push_range(&mut parts, r, row);
+        }
+        from = body.end;
+    }
+    push_range(&mut parts, from..span.end, rows.at(from));
+    Some(parts)
+}
+
+/// The statements of one function body that can matter (see [`block_parts`]).
+fn body_parts(
+    src: &[u8],
+    body: Range<usize>,
+    row: usize,
+    extra: &WordSet,
+    min_bytes: usize,
+    depth: u32,
+) -> Option<Vec<(Range<usize>, usize)>> {
+    let members = Lexer::span(src, body, row, true).statements();
+    if members.iter().any(|m| m.malformed) {
+        return None;
+    }
+    let uses = |m: &Stmt, set: &WordSet| m.idents.iter().any(|r| set.contains(&src[r.clone()]));
+    let mut names: WordSet = extra.clone();
+    let mut keep: Vec<bool> = members
+        .iter()
+        .map(|m| m.hit || (!m.block && m.end - m.start <= SHORT_STATEMENT) || uses(m, &names))
+        .collect();
+    // Everything the kept statements mention may be bound anywhere in the body.
+    for _ in 0..3 {
+        let before = names.len();
+        for (m, k) in members.iter().zip(&keep) {
+            if *k {
+                names.extend(
+                    m.idents
+                        .iter()
+                        .map(|r| &src[r.clone()])
+                        .filter(|w| !RESERVED.contains(w)),
+                );
+            }
+        }
+        for (m, k) in members.iter().zip(keep.iter_mut()) {
+            *k |= uses(m, &names);
+        }
+        if names.len() == before {
+            break;
+        }
+    }
+    let mut parts = Vec::new();
+    for (m, k) in members.iter().zip(&keep) {
+        if !*k {
+            continue;
+        }
+        let inner = block_parts(src, m.start..m.end, m.row, &names, min_bytes, depth + 1);
+        for (r, row) in inner.unwrap_or_else(|| vec![(m.start..m.end, m.row)]) {
+            push_range(&mut parts, r, row);
+        }
+    }
+    Some(parts)
+}
+
+/// Rows of positions at or after a start, counted as the positions go forward.
+struct Rows<'s> {
+    src: &'s [u8],
+    at: std::cell::Cell<(usize, usize)>,
+}
+
+impl<'s> Rows<'s> {
+    fn new(src: &'s [u8], start: usize, row: usize) -> Rows<'s> {
+        Rows {
+            src,
+            at: std::cell::Cell::new((start, row)),
+        }
+    }
+
+    /// The row of `pos` (positions asked in increasing order).
+    fn at(&self, pos: usize) -> usize {
+        let (from, row) = self.at.get();
+        let row = row + memchr::memchr_iter(b'\n', &self.src[from..pos]).count();
+        self.at.set((pos, row));
+        row
+    }
+}
+
+/// Plans a JavaScript/TypeScript file as a whole: skip it when no candidate word occurs outside
+/// strings and comments (template literals count as code, their `${}` parts are code).
+pub fn javascript(src: &[u8]) -> Plan {
+    let mut i = 0usize;
+    while i < src.len() {
+        let b = src[i];
+        match b {
+            b'/' if src.get(i + 1) == Some(&b'/') => {
+                i = memchr::memchr(b'\n', &src[i..]).map_or(src.len(), |p| i + p);
+            }
+            b'/' if src.get(i + 1) == Some(&b'*') => {
+                match memchr::memmem::find(&src[i + 2..], b"*/") {
+                    Some(p) => i += 2 + p + 2,
+                    // An unclosed comment: a parser's error recovery reads the rest as code.
+                    None => return Plan::Whole,
+                }
+            }
+            b'"' | b'\'' => {
+                let (end, _) = quoted(src, i);
+                if VOCAB.string_hit(&src[(i + 1).min(end)..end]) {
+                    return Plan::Whole;
+                }
+                i = end + 1;
+            }
+            _ if is_ident_start(b) || b == b'$' => {
+                let start = i;
+                while i < src.len() && (is_ident(src[i]) || src[i] == b'$') {
+                    i += 1;
+                }
+                if word_hit(src, start, i) {
+                    return Plan::Whole;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    Plan::Skip
+}
+
+/// The end of a one-line string starting at its quote `src[i]` (the closing quote's position,
+/// or the line end), and whether it was closed.
+fn quoted(src: &[u8], i: usize) -> (usize, bool) {
+    let q = src[i];
+    let mut j = i + 1;
+    while j < src.len() && src[j] != q && src[j] != b'\n' {
+        if src[j] == b'\\' {
+            j += 1;
+        }
+        j += 1;
+    }
+    let end = j.min(src.len());
+    (end, src.get(end) == Some(&q))
+}
+
+/// Splits a JavaScript/TypeScript file into top-level statements: a statement starts on a line
+/// that begins in column 0 outside brackets, strings, templates, regular expressions and
+/// comments, unless that line continues the previous one (`.then`, `)`, an operator, `(`, `[`,
+/// a template). Identifiers are recorded with the names bound before the first `=`
+/// (`const { log } = console` binds `log`).
+struct Lexer<'s> {
+    /// The source up to the end of the span lexed (positions stay the file's).
+    src: &'s [u8],
+    /// Inside a block (a function body): statements end at `;` and at a `}` followed by a
+    /// statement keyword, not at line starts.
+    block: bool,
+    /// The open brackets: the byte that opened each, where, and whether it opened a function
+    /// body (`) {`, `=> {`).
+    open: Vec<(u8, usize, bool)>,
+    /// The contents of the outermost function bodies met, in order.
+    bodies: Vec<Range<usize>>,
+    stmts: Vec<Stmt>,
+    cur: Stmt,
+    depth: i32,
+    row: usize,
+    i: usize,
+    at_line_start: bool,
+    /// The last significant byte outside tokens skipped (`w` after a word, `r` after a regular
+    /// expression, `"` after a string).
+    prev: u8,
+    prev_word: &'s [u8],
+    eq_seen: bool,
+    /// Brace depths at which a template substitution `${` opened.
+    templates: Vec<i32>,
+    in_template: bool,
+}
+
+impl<'s> Lexer<'s> {
+    fn new(src: &'s [u8]) -> Lexer<'s> {
+        Lexer::span(src, 0..src.len(), 0, false)
+    }
+
+    /// A lexer of `span` (starting at `row`); `block`: the span is a block's contents.
+    fn span(src: &'s [u8], span: Range<usize>, row: usize, block: bool) -> Lexer<'s> {
+        Lexer {
+            src: &src[..span.end],
+            block,
+            open: Vec::new(),
+            bodies: Vec::new(),
+            stmts: Vec::new(),
+            cur: Stmt {
+                start: span.start,
+                row,
+                ..Stmt::default()
+            },
+            depth: 0,
+            row,
+            i: span.start,
+            at_line_start: true,
+            prev: b';',
+            prev_word: b"",
+            eq_seen: false,
+            templates: Vec::new(),
+            in_template: false,
+        }
+    }
+
+    fn statements(mut self) -> Vec<Stmt> {
+        self.run();
+        self.finish()
+    }
+
+    /// Lexes the span to its end.
+    fn run(&mut self) {
+        while self.i < self.src.len() {
+            if self.in_template {
+                if !self.template_text() {
+                    break;
+                }
+                continue;
+            }
+            if self.at_line_start && !self.block {
+                self.line_start();
+            }
+            self.token();
+        }
+    }
+
+    /// The statements, with the names each binds.
+    fn finish(mut self) -> Vec<Stmt> {
+        self.cur.end = self.src.len();
+        // A template, bracket or substitution still open at the end of the file.
+        self.cur.malformed |= self.in_template || self.depth != 0 || !self.templates.is_empty();
+        self.stmts.push(self.cur);
+        let src = self.src;
+        for s in &mut self.stmts {
+            if s.import {
+                // Imports bind every name they mention (but `import`, `from`, `as`, `type`).
+                s.bound = s
+                    .idents
+                    .iter()
+                    .filter(|r| {
+                        !matches!(&src[(*r).clone()], b"import" | b"from" | b"as" | b"type")
+                    })
+                    .cloned()
+                    .collect();
+            } else if !s.assign {
+                // Only declarations and assignments bind names the alias pass should follow.
+                s.bound.clear();
+            }
+        }
+        self.stmts
+    }
+
+    /// Template text: up to the closing backtick or a `${`. False at the end of the file.
+    fn template_text(&mut self) -> bool {
+        let src = self.src;
+        let Some(p) = memchr::memchr3(b'`', b'\\', b'$', &src[self.i..]) else {
+            return false;
+        };
+        self.row += memchr::memchr_iter(b'\n', &src[self.i..self.i + p]).count();
+        self.i += p;
+        match src[self.i] {
+            b'\\' => {
+                if src.get(self.i + 1) == Some(&b'\n') {
+                    self.row += 1;
+                }
+                self.i += 2;
+            }
+            b'`' => {
+                self.in_template = false;
+                self.prev = b'`';
+                self.i += 1;
+            }
+            _ if src.get(self.i + 1) == Some(&b'{') => {
+                self.templates.push(self.depth);
+                self.open.push((b'$', self.i, false));
+                self.depth += 1;
+                self.in_template = false;
+                self.prev = b'{';
+                self.i += 2;
+            }
+            _ => self.i += 1,
+        }
+        true
+    }
+
+    /// A line start in column 0 outside brackets and templates starts a statement, unless the
+    /// line continues the previous one.
+    fn line_start(&mut self) {
+        self.at_line_start = false;
+        let b = self.src[self.i];
+        let continuation = matches!(
+            b,
+            b' ' | b'\t'
+                | b'\n'
+                | b'\r'
+                | b'.'
+                | b')'
+                | b']'
+                | b'}'
+                | b','
+                | b'?'
+                | b':'
+                | b'+'
+                | b'-'
+                | b'*'
+                | b'/'
+                | b'&'
+                | b'|'
+                | b'='
+                | b'>'
+                | b'<'
+                | b'('
+                | b'['
+                | b'`'
+                | b'%'
+                | b'^'
+        );
+        if self.depth == 0 && self.templates.is_empty() && !continuation && self.i > 0 {
+            self.cur.end = self.i;
+            self.stmts.push(std::mem::take(&mut self.cur));
+            self.cur.start = self.i;
+            self.cur.row = self.row;
+            self.eq_seen = false;
+            self.cur.import = word_at(self.src, self.i) == b"import";
+        } else if self.i == 0 {
+            self.cur.import = word_at(self.src, 0) == b"import";
+        }
+    }
+
+    fn token(&mut self) {
+        let src = self.src;
+        let b = src[self.i];
+        match b {
+            b'\n' => {
+                self.row += 1;
+                self.at_line_start = true;
+                self.i += 1;
+            }
+            b' ' | b'\t' | b'\r' => self.i += 1,
+            b'/' if src.get(self.i + 1) == Some(&b'/') => {
+                self.i = memchr::memchr(b'\n', &src[self.i..]).map_or(src.len(), |p| self.i + p);
+            }
+            b'/' if src.get(self.i + 1) == Some(&b'*') => {
+                let found = memchr::memmem::find(&src[self.i + 2..], b"*/");
+                self.cur.malformed |= found.is_none();
+                let end = found.map_or(src.len(), |p| self.i + 2 + p + 2);
+                self.row += memchr::memchr_iter(b'\n', &src[self.i..end]).count();
+                self.i = end;
+            }
+            b'/' if self.regex_may_start() => self.regex(),
+            b'"' | b'\'' => {
+                let (end, closed) = quoted(src, self.i);
+                // Left open at the line end: the lexer and a parser may disagree from here.
+                self.cur.malformed |= !closed;
+                if VOCAB.string_hit(&src[(self.i + 1).min(end)..end]) {
+                    self.cur.hit = true;
+                }
+                self.i = (end + 1).min(src.len());
+                self.prev = b'"';
+            }
+            b'`' => {
+                self.in_template = true;
+                self.i += 1;
+            }
+            b'(' | b'[' | b'{' => {
+                let body = b == b'{' && self.body_starts();
+                self.cur.block |= b == b'{' && self.depth == 0;
+                self.open.push((b, self.i, body));
+                self.depth += 1;
+                self.prev = b;
+                self.i += 1;
+            }
+            b')' | b']' | b'}' => self.close(b),
+            b';' if self.block && self.depth == 0 => {
+                self.prev = b;
+                self.i += 1;
+                self.end_statement();
+            }
+            b'=' => {
+                let next = src.get(self.i + 1).copied();
+                if self.depth == 0
+                    && !matches!(next, Some(b'=' | b'>'))
+                    && !matches!(self.prev, b'!' | b'<' | b'>' | b'=')
+                {
+                    self.eq_seen = true;
+                    self.cur.assign = true;
+                }
+                self.prev = b'=';
+                self.i += 1;
+            }
+            _ if is_ident_start(b) || b == b'$' => self.word(),
+            _ => {
+                self.prev = b;
+                self.i += 1;
+            }
+        }
+    }
+
+    /// A closing bracket: the outermost function bodies are recorded; in a block, a `}` at the
+    /// statement's level followed by a statement keyword ends the statement.
+    fn close(&mut self, b: u8) {
+        self.cur.malformed |= self.depth == 0;
+        self.depth = (self.depth - 1).max(0);
+        let opened = self.open.pop();
+        if let Some((b'{', at, true)) = opened
+            && !self.open.iter().any(|o| o.2)
+        {
+            self.bodies.push(at + 1..self.i);
+        }
+        if b == b'}' && self.templates.last() == Some(&self.depth) {
+            self.templates.pop();
+            self.in_template = true;
+        }
+        self.prev = b;
+        self.i += 1;
+        if self.block && b == b'}' && self.depth == 0 && self.statement_follows() {
+            self.end_statement();
+        }
+    }
+
+    /// Does a `{` here open a function body (after `)` or `=>`)?
+    fn body_starts(&self) -> bool {
+        let before = self.src[..self.i].trim_ascii_end();
+        before.ends_with(b")") || before.ends_with(b"=>")
+    }
+
+    /// After a block's `}`: does a statement keyword (which cannot go on with an expression)
+    /// or the end of the block come next?
+    fn statement_follows(&self) -> bool {
+        let rest = self.src[self.i..].trim_ascii_start();
+        rest.is_empty() || STATEMENT_KEYWORDS.contains(&word_at(rest, 0))
+    }
+
+    /// Ends the current statement here (inside a block).
+    fn end_statement(&mut self) {
+        self.cur.end = self.i;
+        self.stmts.push(std::mem::take(&mut self.cur));
+        self.cur.start = self.i;
+        self.cur.row = self.row;
+        self.eq_seen = false;
+    }
+
+    /// After these, a `/` starts a regular expression literal, not a division.
+    fn regex_may_start(&self) -> bool {
+        matches!(
+            self.prev,
+            b'(' | b','
+                | b'='
+                | b':'
+                | b'['
+                | b'!'
+                | b'&'
+                | b'|'
+                | b'?'
+                | b'{'
+                | b'}'
+                | b';'
+                | b'+'
+                | b'-'
+                | b'*'
+                | b'%'
+                | b'<'
+                | b'>'
+                | b'~'
+                | b'^'
+        ) || (self.prev == b'w' && REGEX_AFTER.contains(&self.prev_word))
+    }
+
+    /// A regular expression literal: to the closing `/` outside a class, or the line end.
+    fn regex(&mut self) {
+        let src = self.src;
+        let mut j = self.i + 1;
+        let mut class = false;
+        while j < src.len() && src[j] != b'\n' {
+            match src[j] {
+                b'\\' => j += 1,
+                b'[' => class = true,
+                b']' => class = false,
+                b'/' if !class => break,
+                _ => {}
+            }
+            j += 1;
+        }
+        self.i = (j + 1).min(src.len());
+        self.prev = b'r';
+    }
+
+    fn word(&mut self) {
+        let src = self.src;
+        let start = self.i;
+        while self.i < src.len() && (is_ident(src[self.i]) || src[self.i] == b'$') {
+            self.i += 1;
+        }
+        let w = &src[start..self.i];
+        if word_hit(src, start, self.i) {
+            self.cur.hit = true;
+        }
+        self.cur.idents.push(start..self.i);
+        if !self.eq_seen && !self.cur.import && !DECLARATION_WORDS.contains(&w) {
+            self.cur.bound.push(start..self.i);
+        }
+        self.prev = b'w';
+        self.prev_word = w;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn javascript_files_the_lexer_cannot_read_are_parsed_whole() {
+        let filler = (0..20)
+            .map(|n| {
+                let body = "  total = total * a + b - 1;\n".repeat(30);
+                format!("function f{n}(a, b) {{\n  let total = {n};\n{body}  return total;\n}}\n")
+            })
+            .collect::<String>();
+        let good = format!("{filler}console.log(1);\n{filler}");
+        assert!(matches!(
+            javascript_planned(good.as_bytes(), 0),
+            Plan::Ranges(_)
+        ));
+        for broken in [
+            "/* never closed\nfunction f() {}\n",
+            "const s = 'open\nfunction f() {}\n",
+            "const t = `open ${x}\nfunction f() {}\n",
+            "function f() { if (x) {\n",
+            "f(1));\n",
+        ] {
+            let src = format!("{filler}console.log(1);\n{broken}{filler}");
+            assert_eq!(
+                javascript_planned(src.as_bytes(), 0),
+                Plan::Whole,
+                "{broken:?}"
+            );
+        }
+        // The skip lexer never skips a file whose comment runs to the end.
+        assert_eq!(javascript(b"/* open\nconsole.log(1)\n"), Plan::Whole);
+        assert_eq!(javascript(b"/* closed */ const x = 1;\n"), Plan::Skip);
+    }
+
+    #[test]
+    fn javascript_skips_files_without_code_candidates() {
+        assert_eq!(
+            javascript(b"// console.log('x')\nconst a = 1;\n"),
+            Plan::Skip
+        );
+        assert_eq!(
+            javascript(b"/* console.log */ let s = \"console\";"),
+            Plan::Whole
+        );
+        // A string counts whole: a module, an option value, a path; prose does not.
+        assert_eq!(javascript(b"let s = \"console.log\";"), Plan::Skip);
+        assert_eq!(javascript(b"const u = require('./util');"), Plan::Skip);
+        assert_eq!(javascript(b"const u = require('node:util');"), Plan::Whole);
+        assert_eq!(
+            javascript(b"var util = x; util.inherits(a, b);"),
+            Plan::Skip
+        );
+        assert_eq!(javascript(b"let s = `${console.log(1)}`;"), Plan::Whole);
+        assert_eq!(javascript(b"const p = require('pino');"), Plan::Whole);
+        assert_eq!(javascript(b"export const a = 1;"), Plan::Skip);
+        assert_eq!(
+            javascript(b"child.stdout.on('data', f); this.console.log(1);"),
+            Plan::Skip
+        );
+        assert_eq!(javascript(b"logger.log('x'); util.inspect(x);"), Plan::Skip);
+        assert_eq!(javascript(b"process.stdout.write(x)"), Plan::Whole);
+        assert_eq!(javascript(b"import u from 'util'; u.log(x)"), Plan::Whole);
+        assert_eq!(javascript(b"globalThis.console.info(x)"), Plan::Whole);
+        assert_eq!(javascript(b"(console as any)\n  .log(x)"), Plan::Whole);
+        // Members no row names: console.error is stderr, isTTY writes nothing.
+        assert_eq!(
+            javascript(b"console.error(x); if (process.stdout.isTTY) {}"),
+            Plan::Skip
+        );
+        assert_eq!(javascript(b"console\n  .log(x)"), Plan::Whole);
+        assert_eq!(javascript(b"console?.info(x)"), Plan::Whole);
+        assert_eq!(javascript(b"const { stdout } = process;"), Plan::Whole);
+    }
+
+    #[test]
+    fn javascript_large_files_keep_candidates_imports_and_aliases() {
+        let big = format!("function quiet() {{\n{}}}\n", "  const v = 1;\n".repeat(80));
+        let src = format!(
+            "import fs from 'node:fs';\nconst {{ log }} = console;\n{big}function loud() {{\n  log('x');\n{}}}\nconst re = /[/'\"]/g;\nconst t = `a\n${{console.log(1)}}\nb`;\n{big}",
+            "  const v = 1;\n".repeat(80)
+        );
+        let kept = match javascript_planned(src.as_bytes(), 0) {
+            Plan::Ranges(r) => r
+                .iter()
+                .map(|(r, _)| src[r.clone()].to_string())
+                .collect::<String>(),
+            other => format!("{other:?}"),
+        };
+        assert!(kept.contains("import fs"), "{kept}");
+        assert!(kept.contains("const { log } = console;"));
+        assert!(kept.contains("function loud"));
+        assert!(kept.contains("console.log(1)"));
+        assert!(!kept.contains("function quiet"), "{kept}");
+    }
+}

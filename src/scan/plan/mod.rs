@@ -1,0 +1,396 @@
+//! What to parse: a cheap lexer pass decides, before tree-sitter runs, whether a file can contain
+//! a finding at all and, for large files, which top-level statements must be parsed.
+//!
+//! The lexers know strings, comments and (for Python) brackets and indentation, so a candidate
+//! word inside a docstring or a comment does not make a file expensive. They never decide what
+//! is a finding: they only keep bytes away from the parser. Every top-level statement that holds
+//! a candidate word in code, every import, every short statement (constants like `FD = 1`), and
+//! every statement that mentions a name bound from a candidate (`say = print` … `say(x)`) is
+//! parsed; the rest is not. tree-sitter parses the kept statements as one document through
+//! included ranges, with the original byte positions, so findings are unchanged. When the
+//! partial tree has a syntax error, the caller parses the whole file instead.
+//!
+//! This module holds what the languages share: the statement model, the vocabulary derived from
+//! each language's sink table ([`Vocab`]), the byte-level scanning helpers, and the alias pass
+//! and range building over statements. `python` and `javascript` hold each language's lexer.
+
+mod javascript;
+mod python;
+
+pub use javascript::{javascript, javascript_planned};
+pub use python::python;
+
+use crate::scan::lang::{FastHasher, Lang};
+use crate::scan::sinks::{self, FdWord};
+use std::collections::HashSet;
+use std::ops::Range;
+
+type WordSet<'a> = HashSet<&'a [u8], std::hash::BuildHasherDefault<FastHasher>>;
+
+/// Files at most this large are parsed whole whenever they hold a candidate: region planning
+/// pays off on big modules, and whole files keep parse-error notes exact in typical server code.
+pub const DEFAULT_REGION_MIN_BYTES: usize = 8 * 1024;
+
+/// Short top-level statements are always kept (constants, aliases, `__all__`).
+const SHORT_STATEMENT: usize = 512;
+
+/// Strings longer than this are prose (docstrings, messages), never a module name, an option
+/// value or a path a rule reads.
+const SHORT_STRING: usize = 32;
+
+/// The decision for one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Plan {
+    /// No candidate in code: nothing to parse.
+    Skip,
+    /// Parse everything.
+    Whole,
+    /// Parse these byte ranges (top-level statements), with their starting rows.
+    Ranges(Vec<(Range<usize>, usize)>),
+}
+
+/// What one language's lexer looks for, derived from its sink table (`sinks::plan_words`,
+/// `sinks::owners`, `sinks::continuations`, `sinks::fd_words`, `sinks::string_words`): a file
+/// whose code holds none of it has no finding.
+pub struct Vocab {
+    /// Candidate identifiers.
+    words: WordSet<'static>,
+    /// A cheap first look before hashing: the first bytes and lengths of the words.
+    first: [bool; 256],
+    min: usize,
+    max: usize,
+    /// Objects whose attributes named like a candidate are still candidates (`sys.stdout`,
+    /// `globalThis.console`); `proc.stdout` and `self.print` are not.
+    owners: Vec<&'static [u8]>,
+    /// Where a candidate may go on after a dot (JavaScript: `console.error` is no candidate,
+    /// `console.log` is). Words without an entry may go on anywhere.
+    next: Vec<(&'static [u8], Vec<&'static [u8]>)>,
+    /// Descriptor writes spelled without a candidate word (`os.write`, `writeSync(1, ...)`).
+    fd: Vec<(&'static [u8], FdWord)>,
+    /// Words that make a short string a candidate (module names, option values, paths).
+    strings: Vec<&'static [u8]>,
+    /// A string counts only when it is one of `strings` (after `node:`, before a `/subpath`):
+    /// JavaScript, where module specifiers, option values and paths are whole strings and a
+    /// substring (`'./util'`) is some other thing.
+    exact: bool,
+}
+
+impl Vocab {
+    /// The vocabulary of a language. `globals` (JavaScript): the names code uses without an
+    /// import; a word reached only through a module (`util`, `pino`) is then no identifier
+    /// word (the local name is anyone's choice), its module string is, and strings match whole
+    /// and members after a word must be ones a row names.
+    fn derive(lang: Lang, extra_owners: &[&'static str], globals: Option<&[&str]>) -> Vocab {
+        let modules = globals.map_or_else(Vec::new, |g| sinks::module_words(lang, g));
+        let words: WordSet<'static> = sinks::plan_words(lang)
+            .into_iter()
+            .filter(|w| !modules.contains(w))
+            .map(str::as_bytes)
+            .collect();
+        let mut first = [false; 256];
+        let (mut min, mut max) = (usize::MAX, 0);
+        for w in &words {
+            first[usize::from(w[0])] = true;
+            min = min.min(w.len());
+            max = max.max(w.len());
+        }
+        let mut owners: Vec<&'static [u8]> =
+            sinks::owners(lang).into_iter().map(str::as_bytes).collect();
+        owners.extend(extra_owners.iter().map(|o| o.as_bytes()));
+        let next = if globals.is_some() {
+            sinks::continuations(lang)
+                .into_iter()
+                .filter(|(w, _)| words.contains(w.as_bytes()))
+                .map(|(w, n)| (w.as_bytes(), n.into_iter().map(str::as_bytes).collect()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Vocab {
+            words,
+            first,
+            min,
+            max,
+            owners,
+            next,
+            fd: sinks::fd_words(lang)
+                .into_iter()
+                .map(|(w, k)| (w.as_bytes(), k))
+                .collect(),
+            strings: sinks::string_words(lang)
+                .into_iter()
+                .map(str::as_bytes)
+                .collect(),
+            exact: globals.is_some(),
+        }
+    }
+
+    /// Is this identifier a candidate word?
+    fn is_word(&self, w: &[u8]) -> bool {
+        (self.min..=self.max).contains(&w.len()) && self.first[usize::from(w[0])] && {
+            self.words.contains(w)
+        }
+    }
+
+    /// Does a short string's content make its statement a candidate?
+    fn string_hit(&self, content: &[u8]) -> bool {
+        if content.len() > SHORT_STRING {
+            return false;
+        }
+        if self.exact {
+            let c = content.strip_prefix(b"node:").unwrap_or(content);
+            return self.strings.iter().any(|w| {
+                c.strip_prefix(*w)
+                    .is_some_and(|rest| rest.is_empty() || rest[0] == b'/')
+            });
+        }
+        self.strings
+            .iter()
+            .any(|w| memchr::memmem::find(content, w).is_some())
+    }
+
+    /// Is a candidate word after `owner.` still a candidate?
+    fn owned_by(&self, owner: &[u8]) -> bool {
+        self.owners.contains(&owner)
+    }
+
+    /// May the word at `start..end` go on as written (`.member` after it)?
+    fn continues(&self, src: &[u8], start: usize, end: usize) -> bool {
+        let w = &src[start..end];
+        let Some((_, next)) = self.next.iter().find(|(word, _)| *word == w) else {
+            return true;
+        };
+        match member_after(src, end) {
+            Some(m) => next.contains(&m),
+            None => true,
+        }
+    }
+
+    /// A descriptor write at `start..end`: `word(1`, `owner.word`, `word: 1`, or `word` in an
+    /// import.
+    fn fd_hit(&self, src: &[u8], start: usize, end: usize, import: bool) -> bool {
+        let w = &src[start..end];
+        self.fd.iter().any(|(word, kind)| {
+            *word == w
+                && match kind {
+                    FdWord::AfterOwner(owner) => {
+                        import || owner_before(src, start, b"") == Some(owner.as_bytes())
+                    }
+                    FdWord::ArgOne => fd_one_follows(src, end),
+                    FdWord::OptionOne => option_one_follows(src, end),
+                }
+        })
+    }
+}
+
+/// One top-level statement found by a lexer.
+#[derive(Debug, Default)]
+struct Stmt {
+    start: usize,
+    row: usize,
+    end: usize,
+    /// `import`/`from` statements.
+    import: bool,
+    /// `def`, `class`, decorators, and compound statements (`if`, `for`, `try`, ...).
+    block: bool,
+    /// A candidate word (or string) in code.
+    hit: bool,
+    /// Identifiers in code, as byte ranges (for the alias pass).
+    idents: Vec<Range<usize>>,
+    /// Identifiers bound by an import or before `=` in a simple statement.
+    bound: Vec<Range<usize>>,
+    /// An `=` at bracket depth 0: an assignment.
+    assign: bool,
+    /// Attributes assigned as `self.<name> = ...` anywhere inside.
+    self_bound: Vec<Range<usize>>,
+    /// `from module import *`.
+    star: bool,
+    /// The `class` keyword starts it (after decorators).
+    class: bool,
+    /// `def` or `async def` starts it (after decorators).
+    func: bool,
+    /// The name after `def`.
+    name: Option<Range<usize>>,
+    /// The lexer met something no valid file has (a string left open, a bracket closed that
+    /// was not opened or never closed): tree-sitter's error recovery may read as code what the
+    /// lexer took for a string, or split statements elsewhere, so the plan cannot be trusted.
+    malformed: bool,
+}
+
+/// Marks the statements that mention a name bound by a kept statement, for up to three rounds
+/// (`say = print` … `say(x)`); `binds` says whether a kept statement's names count. Returns the
+/// names gathered.
+fn follow_aliases<'s>(
+    src: &'s [u8],
+    stmts: &[Stmt],
+    keep: &mut [bool],
+    binds: impl Fn(&Stmt) -> bool,
+) -> WordSet<'s> {
+    let mut names: WordSet = WordSet::default();
+    for _ in 0..3 {
+        let before = names.len();
+        for (i, s) in stmts.iter().enumerate() {
+            if !keep[i] && s.idents.iter().any(|r| names.contains(&src[r.clone()])) {
+                keep[i] = true;
+            }
+            if keep[i] && binds(s) {
+                names.extend(s.bound.iter().map(|r| &src[r.clone()]));
+            }
+        }
+        if names.len() == before {
+            break;
+        }
+    }
+    names
+}
+
+/// Appends a range, merging it with the previous one when they touch.
+fn push_range(ranges: &mut Vec<(Range<usize>, usize)>, r: Range<usize>, row: usize) {
+    match ranges.last_mut() {
+        Some((last, _)) if last.end == r.start => last.end = r.end,
+        _ => ranges.push((r, row)),
+    }
+}
+
+fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+fn word_at(src: &[u8], i: usize) -> &[u8] {
+    let mut j = i;
+    while j < src.len() && (is_ident(src[j]) || (j == i && src[j] == b'@')) {
+        j += 1;
+        if src[i] == b'@' {
+            break;
+        }
+    }
+    &src[i..j]
+}
+
+fn skip_blanks(src: &[u8], mut i: usize) -> usize {
+    while i < src.len() && matches!(src[i], b' ' | b'\t') {
+        i += 1;
+    }
+    i
+}
+
+/// The identifier before `.` just before `start` (`os` in `os.write`, `sys . stdout`), if any;
+/// `skip` are the bytes allowed around the dot besides blanks.
+fn owner_before<'s>(src: &'s [u8], start: usize, skip: &[u8]) -> Option<&'s [u8]> {
+    let blank = |b: u8| matches!(b, b' ' | b'\t') || skip.contains(&b);
+    let mut k = start;
+    while k > 0 && blank(src[k - 1]) {
+        k -= 1;
+    }
+    if k == 0 || src[k - 1] != b'.' {
+        return None;
+    }
+    let mut end = k - 1;
+    while end > 0 && blank(src[end - 1]) {
+        end -= 1;
+    }
+    let mut o = end;
+    while o > 0 && is_ident(src[o - 1]) {
+        o -= 1;
+    }
+    Some(&src[o..end])
+}
+
+/// The member named after `.` (or `?.`, across blanks and line ends) at `i`, if any.
+fn member_after(src: &[u8], mut i: usize) -> Option<&[u8]> {
+    while i < src.len() && matches!(src[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    if src.get(i) == Some(&b'?') && src.get(i + 1) == Some(&b'.') {
+        i += 1;
+    }
+    if src.get(i) != Some(&b'.') {
+        return None;
+    }
+    i += 1;
+    while i < src.len() && matches!(src[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    let start = i;
+    while i < src.len() && (is_ident(src[i]) || src[i] == b'$') {
+        i += 1;
+    }
+    (i > start).then(|| &src[start..i])
+}
+
+/// True when `(1,` or `(1)` (blanks allowed) follows position `i`.
+fn fd_one_follows(src: &[u8], i: usize) -> bool {
+    let i = skip_blanks(src, i);
+    if src.get(i) != Some(&b'(') {
+        return false;
+    }
+    let i = skip_blanks(src, i + 1);
+    if src.get(i) != Some(&b'1') {
+        return false;
+    }
+    let i = skip_blanks(src, i + 1);
+    matches!(src.get(i), Some(b',' | b')'))
+}
+
+/// True when `: 1` or `= 1` (not `== 1`, not `12`) follows position `i`.
+fn option_one_follows(src: &[u8], i: usize) -> bool {
+    let i = skip_blanks(src, i);
+    if !matches!(src.get(i), Some(b':' | b'=')) || src.get(i + 1) == Some(&b'=') {
+        return false;
+    }
+    let i = skip_blanks(src, i + 1);
+    src.get(i) == Some(&b'1') && !src.get(i + 1).is_some_and(u8::is_ascii_digit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_javascript_vocabulary_follows_members_and_owners() {
+        let v = &*javascript::VOCAB;
+        let src = b"console.error(x); console.log(x); process.stdout.isTTY; util.inspect(x)";
+        let at = |w: &str| {
+            let i = memchr::memmem::find(src, w.as_bytes()).expect("word in source");
+            (i, i + w.len())
+        };
+        let (s, e) = at("console");
+        assert!(!v.continues(src, s, e), "console.error is no candidate");
+        let (s, _) = at("console.log");
+        assert!(v.continues(src, s, s + "console".len()));
+        let (s, e) = at("stdout");
+        assert!(
+            !v.continues(src, s, e),
+            "process.stdout.isTTY writes nothing"
+        );
+        assert!(v.owned_by(b"process") && v.owned_by(b"globalThis") && !v.owned_by(b"proc"));
+        assert!(v.fd_hit(b"writeSync(1, x)", 0, 9, false));
+        assert!(v.fd_hit(b"{ fd: 1 }", 2, 4, false));
+        assert!(!v.fd_hit(b"{ fd: 12 }", 2, 4, false));
+        assert!(v.string_hit(b"inherit") && v.string_hit(b"pino-pretty"));
+        assert!(v.string_hit(b"node:child_process") && v.string_hit(b"consola/basic"));
+        assert!(
+            !v.string_hit(b"./util") && !v.string_hit(b"utility"),
+            "not node's util"
+        );
+        assert!(
+            !v.is_word(b"util"),
+            "a module is named by its string, not by a local name"
+        );
+        assert!(!v.string_hit(b"a long message that mentions the console in passing"));
+    }
+
+    #[test]
+    fn the_python_vocabulary_finds_descriptor_writes() {
+        let v = &*python::VOCAB;
+        assert!(v.fd_hit(b"os.write(fd, b)", 3, 8, false));
+        assert!(!v.fd_hit(b"f.write(1)", 2, 7, false));
+        assert!(v.fd_hit(b"write", 0, 5, true));
+        assert!(v.fd_hit(b"open(1, 'w')", 0, 4, false));
+        assert!(!v.fd_hit(b"open(path)", 0, 4, false));
+    }
+}

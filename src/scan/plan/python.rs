@@ -1,0 +1,695 @@
+//! The Python lexer of the plan: statements by indentation, brackets, strings (prefixes,
+//! triple quotes, continuations) and comments; large classes and functions are planned member
+//! by member.
+
+use super::{
+    Plan, SHORT_STATEMENT, Stmt, Vocab, WordSet, follow_aliases, is_ident, is_ident_start,
+    owner_before, push_range, word_at,
+};
+use crate::scan::lang::Lang;
+use std::ops::Range;
+use std::sync::LazyLock;
+
+/// Python's vocabulary, derived from its sink table.
+pub(super) static VOCAB: LazyLock<Vocab> = LazyLock::new(|| Vocab::derive(Lang::Python, &[], None));
+
+const BLOCK_KEYWORDS: &[&[u8]] = &[
+    b"def", b"class", b"async", b"if", b"for", b"while", b"try", b"with", b"match", b"@",
+];
+const CONTINUATION_KEYWORDS: &[&[u8]] = &[b"else", b"elif", b"except", b"finally"];
+
+/// A function this short may be a helper whose result is a candidate (`def out(): return
+/// sys.stdout`): its name is followed like an alias.
+const SHORT_FUNCTION: usize = 512;
+
+/// Plans a Python file.
+pub fn python(src: &[u8], region_min_bytes: usize) -> Plan {
+    // `import sys as system`: `system.stdout` is `sys.stdout` (shared with class bodies).
+    let mut sys_aliases: Vec<&[u8]> = Vec::new();
+    // A small file is parsed whole as soon as one candidate shows up.
+    let small = src.len() <= region_min_bytes;
+    let stmts = Lexer::new(src, 0..src.len(), 0, 0, &mut sys_aliases, small)
+        .statements()
+        .unwrap_or_default();
+    // A file that is not valid Python is parsed whole, even without a candidate the lexer can
+    // see: where tree-sitter recovers from the error is not the lexer's to guess (after an
+    // unclosed `"""` it reads the rest of the file as code, which the lexer took for a string).
+    if stmts.iter().any(|s| s.malformed) {
+        return Plan::Whole;
+    }
+    if !stmts.iter().any(|s| s.hit) {
+        return Plan::Skip;
+    }
+    // A star import of a module with candidate names (`from subprocess import *`) brings in
+    // names the alias pass cannot list: parse everything.
+    if small || stmts.iter().any(|s| s.import && s.star && s.hit) {
+        return Plan::Whole;
+    }
+    // Names bound from a candidate become candidates themselves (aliases, imports).
+    let mut keep: Vec<bool> = stmts.iter().map(|s| s.hit).collect();
+    let extra = follow_aliases(src, &stmts, &mut keep, |s| !s.block || s.func);
+    let mut ranges: Vec<(Range<usize>, usize)> = Vec::new();
+    let mut all = true;
+    for (i, s) in stmts.iter().enumerate() {
+        let k = keep[i] || s.import || (!s.block && s.end - s.start <= SHORT_STATEMENT);
+        if !k {
+            all = false;
+            continue;
+        }
+        // Classes and functions over 1/16 of the region threshold are parsed in parts.
+        let parts = if keep[i] {
+            block_parts(src, s, &extra, region_min_bytes / 16, &mut sys_aliases, 0)
+        } else {
+            None
+        };
+        if parts.is_some() {
+            all = false;
+        }
+        for (r, row) in parts.unwrap_or_else(|| vec![(s.start..s.end, s.row)]) {
+            push_range(&mut ranges, r, row);
+        }
+    }
+    if all {
+        Plan::Whole
+    } else {
+        Plan::Ranges(ranges)
+    }
+}
+
+/// Splits a span into the statements that start at one indentation, lexing strings, comments
+/// and brackets as it goes.
+struct Lexer<'s, 'a> {
+    src: &'s [u8],
+    /// The end of the span (the lexer never reads past it).
+    end: usize,
+    indent: usize,
+    sys_aliases: &'a mut Vec<&'s [u8]>,
+    /// A small file: only the first candidate matters.
+    stop_at_hit: bool,
+    stmts: Vec<Stmt>,
+    cur: Stmt,
+    /// The open brackets, innermost last.
+    open: Vec<u8>,
+    row: usize,
+    i: usize,
+    at_line_start: bool,
+    /// A backslash continuation.
+    continued: bool,
+    pending_decorator: bool,
+    first: bool,
+    prev_word: &'s [u8],
+    prev_as: bool,
+    prev_prev_sys: bool,
+}
+
+/// What the lexer does after one step.
+enum Step {
+    Go,
+    /// A dedent below the indentation: not the body of one block.
+    Dedent,
+    /// A candidate in a small file: stop here.
+    Hit,
+}
+
+impl<'s, 'a> Lexer<'s, 'a> {
+    fn new(
+        src: &'s [u8],
+        span: Range<usize>,
+        start_row: usize,
+        indent: usize,
+        sys_aliases: &'a mut Vec<&'s [u8]>,
+        stop_at_hit: bool,
+    ) -> Lexer<'s, 'a> {
+        Lexer {
+            src,
+            end: span.end,
+            indent,
+            sys_aliases,
+            stop_at_hit,
+            stmts: Vec::new(),
+            cur: Stmt {
+                start: span.start,
+                row: start_row,
+                ..Stmt::default()
+            },
+            open: Vec::new(),
+            row: start_row,
+            i: span.start,
+            at_line_start: true,
+            continued: false,
+            pending_decorator: false,
+            first: true,
+            prev_word: b"",
+            prev_as: false,
+            prev_prev_sys: false,
+        }
+    }
+
+    /// The statements at the indentation; `None` when a line dedents below it.
+    fn statements(mut self) -> Option<Vec<Stmt>> {
+        while self.i < self.end {
+            if self.at_line_start {
+                match self.line_start() {
+                    Step::Dedent => return None,
+                    Step::Hit | Step::Go if self.i >= self.end => break,
+                    _ => {}
+                }
+            }
+            if let Step::Hit = self.token() {
+                return Some(vec![self.cur]);
+            }
+        }
+        self.cur.end = self.end;
+        self.cur.malformed |= !self.open.is_empty();
+        self.stmts.push(self.cur);
+        // Only imports and assignments bind names the alias pass should follow, and small
+        // functions their name (`def out(): return sys.stdout` … `out().write(x)`).
+        for s in &mut self.stmts {
+            if !s.import && (s.block || !s.assign) {
+                s.bound.clear();
+            }
+            if s.func
+                && s.end - s.start <= SHORT_FUNCTION
+                && let Some(name) = s.name.clone()
+            {
+                s.bound.push(name);
+            }
+        }
+        Some(self.stmts)
+    }
+
+    /// The start of a line: a new statement when it starts at the indentation outside brackets.
+    fn line_start(&mut self) -> Step {
+        let src = &self.src[..self.end];
+        self.at_line_start = false;
+        let line_start = self.i;
+        let mut ws = 0;
+        while self.i + ws < src.len() && matches!(src[self.i + ws], b' ' | b'\t' | b'\x0c') {
+            ws += 1;
+        }
+        let b = src.get(self.i + ws).copied().unwrap_or(b'\n');
+        let blank = matches!(b, b'\n' | b'\r' | b'#');
+        let outside = self.open.is_empty() && !self.continued && !blank;
+        self.continued = false;
+        if outside && ws < self.indent {
+            return Step::Dedent;
+        }
+        if !(outside && ws == self.indent) {
+            return Step::Go;
+        }
+        self.i += ws;
+        let w = word_at(src, self.i);
+        let continuation = CONTINUATION_KEYWORDS.contains(&w);
+        if !continuation && !self.pending_decorator && !self.first {
+            self.cur.end = line_start;
+            self.stmts.push(std::mem::take(&mut self.cur));
+            self.cur.start = line_start;
+            self.cur.row = self.row;
+        }
+        self.first = false;
+        if !continuation {
+            let was_decorated = self.pending_decorator;
+            self.pending_decorator = b == b'@';
+            self.cur.import = w == b"import" || w == b"from";
+            self.cur.block = BLOCK_KEYWORDS.contains(&w) || was_decorated;
+            self.cur.class |= w == b"class";
+            let after = super::skip_blanks(src, self.i + w.len());
+            self.cur.func |= w == b"def" || (w == b"async" && src[after..].starts_with(b"def"));
+        }
+        Step::Go
+    }
+
+    /// One token: a line end, a comment, a continuation, a bracket, a string, a word.
+    fn token(&mut self) -> Step {
+        let src = &self.src[..self.end];
+        let b = src[self.i];
+        match b {
+            b'\n' => {
+                self.row += 1;
+                self.at_line_start = true;
+                self.i += 1;
+            }
+            b'#' => {
+                self.i = memchr::memchr(b'\n', &src[self.i..]).map_or(src.len(), |p| self.i + p);
+            }
+            b'\\' => {
+                let crlf =
+                    src.get(self.i + 1) == Some(&b'\r') && src.get(self.i + 2) == Some(&b'\n');
+                if src.get(self.i + 1) == Some(&b'\n') || crlf {
+                    self.continued = true;
+                    self.at_line_start = true;
+                    self.row += 1;
+                    self.i += if crlf { 3 } else { 2 };
+                } else {
+                    self.i += 1;
+                }
+            }
+            b'(' | b'[' | b'{' => {
+                self.open.push(b);
+                self.i += 1;
+            }
+            b'*' if self.cur.import => {
+                self.cur.star = true;
+                self.i += 1;
+            }
+            b')' | b']' | b'}' => {
+                let opener = match b {
+                    b')' => b'(',
+                    b']' => b'[',
+                    _ => b'{',
+                };
+                self.cur.malformed |= self.open.pop() != Some(opener);
+                self.i += 1;
+            }
+            b'=' => {
+                let next = src.get(self.i + 1).copied();
+                let prev = if self.i > 0 { src[self.i - 1] } else { b' ' };
+                if self.open.is_empty()
+                    && next != Some(b'=')
+                    && !matches!(prev, b'=' | b'!' | b'<' | b'>' | b':')
+                {
+                    self.cur.assign = true;
+                }
+                self.i += 1;
+            }
+            b'"' | b'\'' => return self.string(self.i, false),
+            _ if is_ident_start(b) => return self.word(),
+            _ if b.is_ascii_digit() => {
+                while self.i < src.len()
+                    && (src[self.i].is_ascii_alphanumeric() || matches!(src[self.i], b'.' | b'_'))
+                {
+                    self.i += 1;
+                }
+            }
+            _ => self.i += 1,
+        }
+        Step::Go
+    }
+
+    /// A string at its quote; a formatted string's code counts.
+    fn string(&mut self, quote: usize, formatted: bool) -> Step {
+        let src = &self.src[..self.end];
+        let (end, rows, hit, closed) = python_string(src, quote);
+        let hit = hit
+            || (formatted
+                && VOCAB
+                    .words
+                    .iter()
+                    .any(|word| memchr::memmem::find(&src[quote..end], word).is_some()));
+        self.cur.malformed |= !closed;
+        self.cur.hit |= hit;
+        self.row += rows;
+        self.i = end;
+        if hit && self.stop_at_hit {
+            Step::Hit
+        } else {
+            Step::Go
+        }
+    }
+
+    fn word(&mut self) -> Step {
+        let src: &'s [u8] = &self.src[..self.end];
+        let start = self.i;
+        while self.i < src.len() && is_ident(src[self.i]) {
+            self.i += 1;
+        }
+        let w = &src[start..self.i];
+        // A string prefix: `f"..."`, `rb'...'`.
+        if self.i < src.len()
+            && matches!(src[self.i], b'"' | b'\'')
+            && w.len() <= 2
+            && w.iter()
+                .all(|c| matches!(c.to_ascii_lowercase(), b'r' | b'b' | b'u' | b'f'))
+        {
+            let formatted = w.iter().any(|c| c.eq_ignore_ascii_case(&b'f'));
+            return self.string(self.i, formatted);
+        }
+        if self.cur.func && self.cur.name.is_none() && self.prev_word == b"def" {
+            self.cur.name = Some(start..self.i);
+        }
+        if self.cur.import && self.prev_as && self.prev_prev_sys {
+            self.sys_aliases.push(w);
+        }
+        self.prev_prev_sys = self.prev_word == b"sys";
+        self.prev_as = w == b"as";
+        self.prev_word = w;
+        if self.counts(start, self.i) || VOCAB.fd_hit(src, start, self.i, self.cur.import) {
+            self.cur.hit = true;
+            if self.stop_at_hit {
+                return Step::Hit;
+            }
+        }
+        if w == b"self" && src.get(self.i) == Some(&b'.') {
+            self.self_attribute();
+        }
+        if self.stop_at_hit {
+            return Step::Go; // a small file: only the first candidate matters
+        }
+        self.cur.idents.push(start..self.i);
+        let binds = if self.cur.import {
+            !matches!(w, b"import" | b"from" | b"as")
+        } else {
+            !self.cur.assign && self.open.is_empty()
+        };
+        if binds {
+            self.cur.bound.push(start..self.i);
+        }
+        Step::Go
+    }
+
+    /// Is the candidate word at `start..end` used in a way a rule can report? After a dot only
+    /// on an owner the table knows (or an alias of `sys`); a keyword argument's name
+    /// (`run(stdout=PIPE)`, `def f(input=None)`) is not the value.
+    fn counts(&self, start: usize, end: usize) -> bool {
+        let src = &self.src[..self.end];
+        if !VOCAB.is_word(&src[start..end]) {
+            return false;
+        }
+        if let Some(owner) = owner_before(src, start, b"") {
+            return VOCAB.owned_by(owner) || self.sys_aliases.contains(&owner);
+        }
+        let j = super::skip_blanks(src, end);
+        let keyword = src.get(j) == Some(&b'=') && src.get(j + 1) != Some(&b'=');
+        !keyword || self.open.is_empty()
+    }
+
+    /// `self.<name> = ...`: the attribute is bound here.
+    fn self_attribute(&mut self) {
+        let src = &self.src[..self.end];
+        let a = self.i + 1;
+        let mut e = a;
+        while e < src.len() && is_ident(src[e]) {
+            e += 1;
+        }
+        let k = super::skip_blanks(src, e);
+        if e > a && src.get(k) == Some(&b'=') && src.get(k + 1) != Some(&b'=') {
+            self.cur.self_bound.push(a..e);
+        }
+    }
+}
+
+/// The kept parts of a large kept class or function: its header, then the statements of its
+/// body that can matter, recursively. In a class: candidates, short statements, members using
+/// a name bound next to a candidate or a `self.x` assigned in a member with a candidate. In a
+/// function: candidates, imports, short statements, and every statement mentioning a name the
+/// kept statements use (so local bindings of those names stay: Python names are local to the
+/// whole function). `None`: keep the whole block.
+fn block_parts<'s>(
+    src: &'s [u8],
+    s: &Stmt,
+    extra: &WordSet,
+    min_bytes: usize,
+    sys_aliases: &mut Vec<&'s [u8]>,
+    depth: u32,
+) -> Option<Vec<(Range<usize>, usize)>> {
+    if !(s.class || s.func) || s.end - s.start < min_bytes || depth > 8 {
+        return None;
+    }
+    let (body, row, indent) = body_start(src, s)?;
+    let members = Lexer::new(src, body..s.end, row, indent, sys_aliases, false).statements()?;
+    if members.iter().any(|m| m.malformed) {
+        return None;
+    }
+    let uses = |m: &Stmt, set: &WordSet| m.idents.iter().any(|r| set.contains(&src[r.clone()]));
+    // Names that make a statement matter, grown from the statements with a candidate.
+    let mut names: WordSet = extra.clone();
+    for m in members.iter().filter(|m| m.hit) {
+        names.extend(m.self_bound.iter().map(|r| &src[r.clone()]));
+        if !m.block {
+            names.extend(m.bound.iter().map(|r| &src[r.clone()]));
+        }
+    }
+    let mut keep: Vec<bool> = members
+        .iter()
+        .map(|m| {
+            m.hit || m.import || (!m.block && m.end - m.start <= SHORT_STATEMENT) || uses(m, &names)
+        })
+        .collect();
+    if s.func {
+        // Everything the kept statements mention may be bound anywhere in the function.
+        for _ in 0..3 {
+            let before = names.len();
+            for (m, k) in members.iter().zip(&keep) {
+                if *k {
+                    // `self` and `cls` are never rebound: following them would keep everything.
+                    names.extend(
+                        m.idents
+                            .iter()
+                            .map(|r| &src[r.clone()])
+                            .filter(|w| !matches!(*w, b"self" | b"cls")),
+                    );
+                }
+            }
+            for (m, k) in members.iter().zip(keep.iter_mut()) {
+                *k |= uses(m, &names);
+            }
+            if names.len() == before {
+                break;
+            }
+        }
+    }
+    if !keep.iter().any(|k| *k) {
+        return None;
+    }
+    let mut parts = vec![(s.start..body, s.row)];
+    for (m, k) in members.iter().zip(&keep) {
+        if !*k {
+            continue;
+        }
+        let inner = block_parts(src, m, &names, min_bytes, sys_aliases, depth + 1);
+        for (r, row) in inner.unwrap_or_else(|| vec![(m.start..m.end, m.row)]) {
+            push_range(&mut parts, r, row);
+        }
+    }
+    Some(parts)
+}
+
+/// The first statement line of a block's body (on the line after the header's `:` at bracket
+/// depth 0): its byte offset, row and indentation.
+fn body_start(src: &[u8], s: &Stmt) -> Option<(usize, usize, usize)> {
+    let header_end = header_end(src, s.start, s.end)?;
+    let mut j = header_end;
+    let mut row = s.row + memchr::memchr_iter(b'\n', &src[s.start..header_end]).count();
+    loop {
+        let line_end = memchr::memchr(b'\n', &src[j..s.end]).map_or(s.end, |p| j + p + 1);
+        let line = &src[j..line_end];
+        let content = line
+            .iter()
+            .position(|c| !matches!(c, b' ' | b'\t' | b'\x0c'));
+        match content {
+            Some(0) if !matches!(line[0], b'\n' | b'\r' | b'#') => return None,
+            Some(p) if !matches!(line[p], b'\n' | b'\r' | b'#') => return Some((j, row, p)),
+            _ if line_end >= s.end => return None,
+            _ => {
+                j = line_end;
+                row += 1;
+            }
+        }
+    }
+}
+
+/// The end of a block header: just past the newline after its `:` at bracket depth 0.
+fn header_end(src: &[u8], start: usize, end: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    let mut i = start;
+    while i < end {
+        match src[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b'#' => {
+                while i < end && src[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'"' | b'\'' => {
+                i = python_string(src, i).0;
+                continue;
+            }
+            b':' if depth == 0 => {
+                // Only the header line ends here: `class A: pass` has no separate body.
+                let nl = memchr::memchr(b'\n', &src[i..end])?;
+                let rest = &src[i + 1..i + nl];
+                if rest.iter().any(|c| !matches!(c, b' ' | b'\t' | b'\r'))
+                    && !rest.trim_ascii_start().starts_with(b"#")
+                {
+                    return None;
+                }
+                return Some(i + nl + 1);
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Lexes a string starting at its quote; returns (end, newlines inside, candidate inside,
+/// closed). An unclosed string ends at its line end (one quote) or at the end of the file
+/// (three quotes). Strings only matter as short values (`"ext://sys.stdout"`, `"/dev/stdout"`,
+/// `getattr(sys, "stdout")`); a docstring that mentions stdout is not a candidate.
+fn python_string(src: &[u8], i: usize) -> (usize, usize, bool, bool) {
+    let q = src[i];
+    let triple = src.get(i + 1) == Some(&q) && src.get(i + 2) == Some(&q);
+    let mut j = if triple { i + 3 } else { i + 1 };
+    let mut rows = 0;
+    let content_start = j;
+    let mut closed = false;
+    while j < src.len() {
+        // Jump to the next byte that can matter.
+        j = match memchr::memchr3(q, b'\\', b'\n', &src[j..]) {
+            Some(p) => j + p,
+            None => src.len(),
+        };
+        let Some(&c) = src.get(j) else { break };
+        if c == b'\\' {
+            if src.get(j + 1) == Some(&b'\n') {
+                rows += 1;
+            } else if src.get(j + 1) == Some(&b'\r') && src.get(j + 2) == Some(&b'\n') {
+                rows += 1;
+                j += 1; // an escaped CRLF line end
+            }
+            j += 2;
+            continue;
+        }
+        if c == b'\n' {
+            if !triple {
+                break; // unterminated: stop at the line end
+            }
+            rows += 1;
+        }
+        if c == q {
+            if !triple {
+                j += 1;
+                closed = true;
+                break;
+            }
+            if src.get(j + 1) == Some(&q) && src.get(j + 2) == Some(&q) {
+                j += 3;
+                closed = true;
+                break;
+            }
+        }
+        j += 1;
+    }
+    let j = j.min(src.len());
+    let content = &src[content_start.min(j)..j];
+    (j, rows, VOCAB.string_hit(content), closed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept(src: &str) -> Vec<String> {
+        match python(src.as_bytes(), 0) {
+            Plan::Ranges(r) => r.iter().map(|(r, _)| src[r.clone()].to_string()).collect(),
+            other => vec![format!("{other:?}")],
+        }
+    }
+
+    #[test]
+    fn python_words_in_strings_and_comments_do_not_count() {
+        assert_eq!(
+            python(b"x = 1  # print('a')\n'''print(1)'''\n", 0),
+            Plan::Skip
+        );
+        assert_eq!(python(b"x = 'print(1)'\n", 0), Plan::Skip);
+        assert_eq!(python(b"print(1)\n", 0), Plan::Whole);
+        assert_eq!(python(b"x = f'{print(1)}'\n", 0), Plan::Whole);
+        assert_eq!(python(b"x = 'ext://sys.stdout'\n", 0), Plan::Whole);
+        assert_eq!(python(b"print(1)\n", 1 << 20), Plan::Whole);
+        // A keyword argument's name is not the value.
+        assert_eq!(
+            python(b"run(cmd, stdout=PIPE, input=data)\n", 0),
+            Plan::Skip
+        );
+    }
+
+    #[test]
+    fn python_keeps_candidates_imports_short_statements_and_aliases() {
+        let big = "    val = 1\n".repeat(80);
+        let src = format!(
+            "import sys\nfrom subprocess import run as go\nsay = print\n\ndef quiet():\n{big}\ndef loud():\n{big}    print('x')\n\ndef uses_alias():\n{big}    say('y')\n\ndef uses_import():\n{big}    go(['ls'])\n\nclass C:\n    '''print'''\n{big}\nif __name__ == '__main__':\n{big}"
+        );
+        let kept = kept(&src);
+        let joined = kept.join("");
+        assert!(joined.contains("import sys"));
+        assert!(joined.contains("say = print"));
+        assert!(joined.contains("def loud"));
+        assert!(joined.contains("def uses_alias"));
+        assert!(joined.contains("def uses_import"));
+        assert!(!joined.contains("def quiet"));
+        assert!(!joined.contains("class C"));
+        assert!(!joined.contains("__main__"));
+    }
+
+    #[test]
+    fn python_statement_boundaries_follow_brackets_strings_and_continuations() {
+        let big = "    val = 1\n".repeat(80);
+        let src = format!(
+            "def a():\n{big}\nx = (\nprint)\ny = '''\nprint\n'''\nz = 1 + \\\nprint\n@decorator\ndef b():\n{big}    print()\ntry:\n{big}\nexcept E:\n    print()\n"
+        );
+        let joined = kept(&src).join("");
+        assert!(!joined.contains("def a"));
+        assert!(joined.contains("x = (\nprint)"), "{joined:?}");
+        assert!(joined.contains("@decorator\ndef b"));
+        assert!(
+            joined.contains("try:") && joined.contains("except E:"),
+            "{joined}"
+        );
+    }
+
+    #[test]
+    fn python_files_the_lexer_cannot_read_are_parsed_whole() {
+        // Valid: the write in `f` and the binding it uses are kept, `quiet` is not.
+        let big = "    val = 1\n".repeat(80);
+        let ok = format!(
+            "import sys\n\ndef quiet():\n    '''Docs.'''\n{big}\ndef f(stream=None):\n    stream = stream or sys.stdout\n    stream.write('x')\n"
+        );
+        let joined = kept(&ok).join("");
+        assert!(joined.contains("stream.write") && !joined.contains("def quiet"));
+        // The fuzz finding: a docstring left open makes the lexer see one string to the end
+        // of the file, where tree-sitter's recovery reads the rest as code.
+        let open_docstring = ok.replace("'''Docs.'''", "'''Docs.");
+        assert_eq!(python(open_docstring.as_bytes(), 0), Plan::Whole);
+        // Even with no candidate the lexer could see.
+        assert_eq!(
+            python(b"import sys\n'''\nsys.stdout.write(1)\n", 0),
+            Plan::Whole
+        );
+        // A one-quote string left open at its line end.
+        let open_line = ok.replace("'''Docs.'''", "x = 'Docs.");
+        assert_eq!(python(open_line.as_bytes(), 0), Plan::Whole);
+        // Brackets never closed, closed without being opened, or closed by the wrong kind.
+        for (from, to) in [
+            ("val = 1", "val = (1"),
+            ("val = 1", "val = 1)"),
+            ("val = 1", "val = (1]"),
+        ] {
+            let bad = ok.replacen(from, to, 1);
+            assert_eq!(python(bad.as_bytes(), 0), Plan::Whole, "{to}");
+        }
+        // An escaped line end (also CRLF) continues a one-quote string: still valid.
+        let continued = ok.replace("'''Docs.'''", "x = 'Do\\\r\ncs.'");
+        assert!(matches!(python(continued.as_bytes(), 0), Plan::Ranges(_)));
+    }
+
+    #[test]
+    fn python_large_classes_keep_their_header_and_the_members_that_matter() {
+        let big = "        val = 1\n".repeat(40);
+        let src = format!(
+            "import sys\n\n@decorated\nclass Server(Base):\n    '''Docs.'''\n    stream = sys.stdout\n\n    def __init__(self):\n        self.out = sys.stdout\n\n    def quiet(self):\n{big}\n    def loud(self):\n{big}        print('x')\n\n    def via_attr(self):\n{big}        self.out.write('y')\n\n    @property\n    def via_class_attr(self):\n{big}        return self.stream\n"
+        );
+        let joined = kept(&src).join("");
+        assert!(
+            joined.contains("@decorated\nclass Server(Base):\n"),
+            "{joined}"
+        );
+        assert!(joined.contains("def __init__"));
+        assert!(joined.contains("def loud"));
+        assert!(joined.contains("def via_attr"));
+        assert!(joined.contains("@property\n    def via_class_attr"));
+        assert!(!joined.contains("def quiet"), "{joined}");
+    }
+}
