@@ -29,14 +29,7 @@ const LAYERS: &[&str] = &[
 const MAX_FN_LINES: usize = 150;
 
 /// Functions allowed to be longer, and why.
-const LONG_FNS: &[(&str, &str, &str)] = &[
-    // issue 17 rewrites these
-    ("scan/lang/python.rs", "check_call", "issue 17"),
-    ("scan/plan.rs", "javascript_statements", "issue 17"),
-    ("scan/plan.rs", "python_statements_in", "issue 17"),
-    ("scan/mod.rs", "scan_bytes", "issue 17"),
-    ("scan/lang/javascript.rs", "resolve", "issue 17"),
-];
+const LONG_FNS: &[(&str, &str, &str)] = &[];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
