@@ -222,7 +222,12 @@ proptest! {
                 );
             }
         }
-        if !secrets.iter().any(|s| s.len() >= 4 && text.contains(s.as_str())) {
+        // The end of a text is a cut (an excerpt may end inside a secret): a secret's first 4+
+        // bytes there are redacted too, by design. Anything else without a secret stays as is.
+        let cut_short = secrets
+            .iter()
+            .any(|s| (4..s.len()).any(|k| s.is_char_boundary(k) && text.ends_with(&s[..k])));
+        if !cut_short && !secrets.iter().any(|s| s.len() >= 4 && text.contains(s.as_str())) {
             prop_assert_eq!(once, text);
         }
     }
