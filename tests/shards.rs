@@ -9,16 +9,9 @@ mod support;
 
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 use support::*;
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcp-guard-shards-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// A registry of servers whose commands do not exist: each is checked in milliseconds (a
 /// `spawn-failed` finding of its own), which is all a test of the slicing needs.
@@ -62,7 +55,8 @@ fn shard_names(dir: &Path, registry: &Path, shard: &str) -> Vec<String> {
 
 #[test]
 fn shards_hold_every_server_once_whatever_the_order() {
-    let dir = scratch("union");
+    let scratch = Scratch::new("shards-union");
+    let dir = scratch.0.clone();
     let names: Vec<String> = (1..=13).map(|i| format!("server-{i:02}")).collect();
     let mut reordered = names.clone();
     reordered.reverse();
@@ -101,7 +95,8 @@ fn shards_hold_every_server_once_whatever_the_order() {
 
 #[test]
 fn bad_shard_specs_are_one_line_errors() {
-    let dir = scratch("bad");
+    let scratch = Scratch::new("shards-bad");
+    let dir = scratch.0.clone();
     let reg = dir.join("r.jsonl");
     registry(&reg, &["a".to_string(), "b".to_string()]);
     for spec in ["0/2", "3/2", "1/0", "two/three", "1"] {

@@ -7,19 +7,9 @@ mod support;
 
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 use support::*;
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "mcp-guard-transcript-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn s(args: &[&str]) -> Vec<String> {
     args.iter().map(|a| a.to_string()).collect()
@@ -118,7 +108,8 @@ fn processes(records: &[Value]) -> BTreeMap<u64, Process> {
 
 #[test]
 fn every_byte_of_every_process_is_recorded_in_order() {
-    let dir = scratch("bytes");
+    let scratch = Scratch::new("transcript-bytes");
+    let dir = scratch.0.clone();
     let file = dir.join("run.jsonl");
     let servers = repo().join("tests/fixtures/servers");
     let run = guard(
@@ -238,7 +229,8 @@ fn every_byte_of_every_process_is_recorded_in_order() {
 
 #[test]
 fn a_flood_transcript_stays_within_the_limits() {
-    let dir = scratch("flood");
+    let scratch = Scratch::new("transcript-flood");
+    let dir = scratch.0.clone();
     let file = dir.join("flood.jsonl");
     // The 1 GiB flood, read up to an 8 MiB stdout limit; stderr limited to 64 KiB.
     let max_stdout: u64 = 8 << 20;
@@ -293,7 +285,8 @@ fn a_flood_transcript_stays_within_the_limits() {
 
 #[test]
 fn bad_transcripts_and_paths_are_one_line_errors() {
-    let dir = scratch("bad");
+    let scratch = Scratch::new("transcript-bad");
+    let dir = scratch.0.clone();
     let broken = dir.join("broken.jsonl");
     std::fs::write(&broken, "{\"transcript\":1}\nnot json\n").unwrap();
     let run = guard(
