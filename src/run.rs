@@ -183,22 +183,49 @@ async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
         )
     });
     let started = std::time::Instant::now();
-    let mut first = runtime::run_server(&t.spec, 1).await;
-    // The once-per-target checks (adversarial probes, the buffering rerun) need only the first
-    // run's findings: they run beside the repeated runs.
-    // A dual-era server's later runs check its legacy era only: drift is judged on the legacy
-    // record, and the stateless era was checked once, in the first run.
-    let mut repeat_spec = t.spec.clone();
-    if first.also_stateless {
-        repeat_spec.probes.discover = false;
-    }
-    let (_, mut runs) = tokio::join!(runtime::extra_checks(&t.spec, &mut first), async {
+    // The once-per-target checks (adversarial probes, the buffering rerun) need only what the
+    // main run learnt by the end of its lists: they start then, beside its late-output window
+    // and shutdown, and their verdicts wait for its record (`main_tx`). A server whose main run
+    // could not say so early (stateless, dual-era, no handshake) has them start when it ends.
+    // The repeated runs start when the main run ends. A dual-era server's later runs check its
+    // legacy era only: drift is judged on the legacy record, and the stateless era was checked
+    // once, in the first run.
+    let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
+    let (base_tx, base_rx) = tokio::sync::watch::channel(None);
+    let (main_tx, mut main_rx) = tokio::sync::watch::channel(None);
+    let extra = async {
+        match ready_rx.await {
+            Ok(ready) => runtime::extra_checks_from(&t.spec, &ready, true, true, base_rx).await,
+            Err(_) => {
+                let first = match main_rx.wait_for(Option::is_some).await {
+                    Ok(r) => r.clone(),
+                    Err(_) => None,
+                };
+                match first {
+                    Some(first) => runtime::extra_checks_after(&t.spec, &first).await,
+                    None => runtime::Extra::default(),
+                }
+            }
+        }
+    };
+    let main_then_repeats = async {
+        let first = runtime::run_server_ready(&t.spec, 1, Some(ready_tx)).await;
+        let _ = base_tx.send(Some(std::sync::Arc::new(
+            runtime::probes::adversarial::baseline(&first),
+        )));
+        let _ = main_tx.send(Some(first.clone()));
+        let mut repeat_spec = t.spec.clone();
+        if first.also_stateless {
+            repeat_spec.probes.discover = false;
+        }
         let mut more = Vec::new();
         for n in 2..=t.repeat {
             more.push(runtime::run_server(&repeat_spec, n).await);
         }
-        more
-    });
+        (first, more)
+    };
+    let ((mut first, mut runs), extra) = tokio::join!(main_then_repeats, extra);
+    runtime::join_extra(&mut first, extra);
     runs.insert(0, first);
     let duration = started.elapsed();
     let facts = facts.await.unwrap_or_default();

@@ -62,6 +62,18 @@ pub struct RunSpec {
 /// without it: the probe must never cost a legacy server its verdict. The crash is reported
 /// (a warning) only when the second process shows the server works without the probe.
 pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
+    run_server_ready(spec, run, None).await
+}
+
+/// [`run_server`], telling `ready` what the adversarial probes need as soon as a legacy-era
+/// server's handshake and lists are done, while its late-output window and shutdown go on (a
+/// stateless or dual-era server is not told: its probes wait for the whole run). Dropped unsent
+/// otherwise.
+pub async fn run_server_ready(
+    spec: &RunSpec,
+    run: u32,
+    ready: Option<tokio::sync::oneshot::Sender<probes::adversarial::Ready>>,
+) -> RunRecord {
     // Eras side by side: the moment `server/discover` shows a stateless server, its legacy
     // handshake starts in a second process while the first goes on with its stateless checks.
     let (stateless_tx, stateless_rx) = tokio::sync::oneshot::channel();
@@ -72,12 +84,15 @@ pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
         Ops::DeferIfStateless,
         Some(stateless_tx),
         Window::FromInitialized,
+        ready,
     );
     let legacy = async {
         match stateless_rx.await {
             // Its late-output window runs from its start: the stateless process, started just
             // before it, already watches this server's late output from its own handshake.
-            Ok(()) => Some(run_once(spec, run, false, Ops::Run, None, Window::FromSpawn).await),
+            Ok(()) => {
+                Some(run_once(spec, run, false, Ops::Run, None, Window::FromSpawn, None).await)
+            }
             Err(_) => None,
         }
     };
@@ -88,7 +103,16 @@ pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
     if !discover_may_be_to_blame(&first) {
         return first;
     }
-    let mut second = run_once(spec, run, false, Ops::Run, None, Window::FromInitialized).await;
+    let mut second = run_once(
+        spec,
+        run,
+        false,
+        Ops::Run,
+        None,
+        Window::FromInitialized,
+        None,
+    )
+    .await;
     if second.initialized {
         let how = if first.discover.answer == Some(DiscoverAnswer::Crashed) {
             "exited or closed stdout when sent server/discover"
@@ -118,38 +142,59 @@ enum Window {
     FromSpawn,
 }
 
-/// Checks made once per target, after its runs: the adversarial probes (each in a fresh server
-/// process) and the buffering rerun (a whole second run in the other stdio buffering mode), side by
-/// side. Their findings and records join the first run's.
-pub async fn extra_checks(spec: &RunSpec, first: &mut RunRecord) {
+/// What the once-per-target checks found, to join the first run's record ([`join_extra`]).
+#[derive(Debug, Default)]
+pub struct Extra {
+    probes: Option<(record::AdversarialRecord, Vec<Issue>)>,
+    rerun: Option<(checks::buffering::RerunMode, RunRecord, std::time::Duration)>,
+}
+
+/// Checks made once per target: the adversarial probes (each in a fresh server process) and the
+/// buffering rerun (a whole second run in the other stdio buffering mode), side by side. They
+/// need only what `ready` says of the main run, so they may start before it ends; the probes'
+/// verdicts wait for its `base`. `one_era`: the server speaks the legacy era (the rerun checks it
+/// alone); `started`: the main run's server started.
+pub async fn extra_checks_from(
+    spec: &RunSpec,
+    ready: &probes::adversarial::Ready,
+    one_era: bool,
+    started: bool,
+    base: probes::adversarial::LaterBaseline,
+) -> Extra {
     let probes = async {
         if spec.adversarial.enabled() {
-            Some(probes::adversarial::run(spec, first).await)
+            Some(probes::adversarial::run(spec, ready, base).await)
         } else {
             None
         }
     };
     let rerun = async {
-        if spec.unbuffered_rerun && first.process.started {
+        if spec.unbuffered_rerun && started {
             let started = Instant::now();
             let (mode, mut rerun_spec) = buffering_rerun_spec(spec);
             // Pollution does not depend on the era: a server that speaks the legacy era is
             // rerun in it alone (one process, not two).
-            if first.era == Era::Legacy || first.also_stateless {
+            if one_era {
                 rerun_spec.probes.discover = false;
             }
-            let rerun = run_server(&rerun_spec, first.run).await;
+            let rerun = run_server(&rerun_spec, 1).await;
             Some((mode, rerun, started.elapsed()))
         } else {
             None
         }
     };
     let (probes, rerun) = tokio::join!(probes, rerun);
-    if let Some((record, issues)) = probes {
+    Extra { probes, rerun }
+}
+
+/// Joins what the once-per-target checks found to the first run's record.
+pub fn join_extra(first: &mut RunRecord, extra: Extra) {
+    if let Some((record, issues)) = extra.probes {
         first.target_issues.extend(issues);
         first.adversarial = Some(record);
     }
-    if let Some((mode, rerun, duration)) = rerun {
+    if let Some((mode, mut rerun, duration)) = extra.rerun {
+        rerun.run = first.run;
         let found = checks::buffering::compare(&first.issues, &rerun.issues, mode);
         first.buffering = Some(record::BufferingRecord {
             rerun_mode: mode.as_str(),
@@ -158,6 +203,18 @@ pub async fn extra_checks(spec: &RunSpec, first: &mut RunRecord) {
         });
         first.target_issues.extend(found);
     }
+}
+
+/// [`extra_checks_from`] once the first run is over.
+pub async fn extra_checks_after(spec: &RunSpec, first: &RunRecord) -> Extra {
+    extra_checks_from(
+        spec,
+        &probes::adversarial::Ready::of(first),
+        first.era == Era::Legacy || first.also_stateless,
+        first.process.started,
+        probes::adversarial::baseline_now(first),
+    )
+    .await
 }
 
 /// The rerun in the other buffering mode: `PYTHONUNBUFFERED=1` when the main run was
@@ -234,7 +291,18 @@ async fn legacy_too(
     // that came after its window) now.
     let mut legacy = match legacy {
         Some(l) => l,
-        None => run_once(spec, run, false, Ops::Run, None, Window::FromInitialized).await,
+        None => {
+            run_once(
+                spec,
+                run,
+                false,
+                Ops::Run,
+                None,
+                Window::FromInitialized,
+                None,
+            )
+            .await
+        }
     };
     // Only an error reply to `initialize` means "no legacy era here"; a timeout, a crash or a
     // broken reply is a finding of the legacy run, reported as such.
@@ -242,7 +310,16 @@ async fn legacy_too(
         let mut only = if spec.operations.is_empty() {
             stateless
         } else {
-            run_once(spec, run, true, Ops::Run, None, Window::FromInitialized).await
+            run_once(
+                spec,
+                run,
+                true,
+                Ops::Run,
+                None,
+                Window::FromInitialized,
+                None,
+            )
+            .await
         };
         only.legacy_refused = true;
         return only;
@@ -291,6 +368,7 @@ async fn run_once(
     ops: Ops,
     stateless: Option<tokio::sync::oneshot::Sender<()>>,
     window: Window,
+    ready: Option<tokio::sync::oneshot::Sender<probes::adversarial::Ready>>,
 ) -> RunRecord {
     let start = Instant::now();
     let output_limits = OutputRecord {
@@ -360,6 +438,19 @@ async fn run_once(
         .map(|a| std::time::Duration::from_millis(a.cpu_ticks * 10));
     let work = operate(&mut s, spec, &neg, ops).await;
     let ops_time = start.elapsed();
+    if let Some(tx) = ready
+        && s.initialized
+        && neg.era == Era::Legacy
+        && s.exited.is_none()
+    {
+        let _ = tx.send(probes::adversarial::Ready {
+            initialized: true,
+            stateless: false,
+            negotiated: s.negotiated.clone(),
+            safe_tool_schemas: work.safe_tool_schemas.clone(),
+            startup_cpu,
+        });
+    }
     let exit_phase_before = s.exited.map(|_| s.phase);
     let shutdown = probes::shutdown::run(&mut s, &mut server, &spec.ladder).await;
     let total = start.elapsed();

@@ -58,8 +58,51 @@ pub fn window(spec: &RunSpec) -> Duration {
     (spec.ladder.quiet / 4).clamp(Duration::from_millis(100), Duration::from_millis(250))
 }
 
-/// Runs every probe of `spec` against the server the main run `first` described; returns the
-/// records and the findings (tagged with their probe).
+/// What the probes need from the main run before they start, known as soon as its handshake and
+/// lists are done (the rest of the main run — its late-output window, its shutdown — goes on
+/// beside them): the era, the negotiated revision, the safe tools' schemas, the start-up's cost.
+#[derive(Debug, Clone)]
+pub struct Ready {
+    pub initialized: bool,
+    pub stateless: bool,
+    pub negotiated: Option<String>,
+    pub safe_tool_schemas: Vec<(String, Option<Value>)>,
+    pub startup_cpu: Option<Duration>,
+}
+
+impl Ready {
+    pub fn of(first: &RunRecord) -> Ready {
+        Ready {
+            initialized: first.initialized,
+            stateless: first.era == Era::Stateless,
+            negotiated: first.negotiated_protocol.clone(),
+            safe_tool_schemas: first.safe_tool_schemas.clone(),
+            startup_cpu: first.timings.startup_cpu,
+        }
+    }
+}
+
+/// The main run's [`Baseline`], which a probe's verdict needs: sent when the main run ends
+/// (probes may start before).
+pub type LaterBaseline = tokio::sync::watch::Receiver<Option<Arc<Baseline>>>;
+
+/// A [`LaterBaseline`] already known.
+pub fn baseline_now(first: &RunRecord) -> LaterBaseline {
+    tokio::sync::watch::channel(Some(Arc::new(baseline(first)))).1
+}
+
+/// Waits for the main run's baseline (an empty one if the main run was dropped without one).
+async fn base_of(later: &LaterBaseline) -> Arc<Baseline> {
+    let mut rx = later.clone();
+    match rx.wait_for(Option::is_some).await {
+        Ok(b) => b.clone().unwrap_or_default(),
+        Err(_) => Arc::default(),
+    }
+}
+
+/// Runs every probe of `spec` against the server the main run described (`ready`); returns the
+/// records and the findings (tagged with their probe). A verdict waits for the main run's
+/// `base`, the probes themselves do not.
 ///
 /// The probes are dealt round-robin into lanes (at most `jobs`, run concurrently). A lane runs
 /// its probes one after another in one server process while the session stays usable: each
@@ -68,15 +111,19 @@ pub fn window(spec: &RunSpec) -> Duration {
 /// never handed to the next probe (a fresh process starts). A probe that ends with stdin EOF
 /// always gets a process of its own. `MCP_GUARD_PROBES_ALONE=1` gives every probe its own
 /// process (the tests compare both ways).
-pub async fn run(spec: &RunSpec, first: &RunRecord) -> (AdversarialRecord, Vec<Issue>) {
+pub async fn run(
+    spec: &RunSpec,
+    ready: &Ready,
+    base: LaterBaseline,
+) -> (AdversarialRecord, Vec<Issue>) {
     let ctx = Context {
-        stateless: first.era == Era::Stateless,
-        negotiated: first.negotiated_protocol.clone(),
+        stateless: ready.stateless,
+        negotiated: ready.negotiated.clone(),
         payload: spec.adversarial.payload.clone(),
-        safe_tools: safe_tools(spec, first),
+        safe_tools: safe_tools(spec, ready),
     };
     let plan = corpus::plan(&spec.adversarial.probes, &spec.adversarial.tool_calls, &ctx);
-    if !first.initialized {
+    if !ready.initialized {
         let probes = plan
             .iter()
             .map(|p| {
@@ -89,7 +136,6 @@ pub async fn run(spec: &RunSpec, first: &RunRecord) -> (AdversarialRecord, Vec<I
         return (AdversarialRecord { probes }, Vec::new());
     }
     let alone = std::env::var_os(ALONE_ENV).is_some_and(|v| !v.is_empty() && v != "0");
-    let base = Arc::new(baseline(first));
     let spec = Arc::new(spec.clone());
     let ctx = Arc::new(ctx);
     let order: Vec<String> = plan.iter().map(|p| p.name.clone()).collect();
@@ -99,7 +145,7 @@ pub async fn run(spec: &RunSpec, first: &RunRecord) -> (AdversarialRecord, Vec<I
     let (eof, shared): (Vec<Probe>, Vec<Probe>) = plan
         .into_iter()
         .partition(|p| matches!(p.delivery, Delivery::RawThenEof(_)));
-    let lanes = lanes_for(spec.adversarial.jobs, first).min(shared.len().max(1));
+    let lanes = lanes_for(spec.adversarial.jobs, ready).min(shared.len().max(1));
     let mut dealt: Vec<Vec<Probe>> = vec![Vec::new(); lanes];
     for (i, probe) in shared.into_iter().enumerate() {
         dealt[i % lanes].push(probe);
@@ -137,12 +183,8 @@ const SLOW_START_CPU: Duration = Duration::from_millis(300);
 
 /// How many lanes the probes of a server get: `jobs` (two per core), fewer when its start-up
 /// (the CPU its process group used to the handshake's answer, in the main run) is expensive.
-fn lanes_for(jobs: usize, first: &RunRecord) -> usize {
-    if first
-        .timings
-        .startup_cpu
-        .is_some_and(|c| c > SLOW_START_CPU)
-    {
+fn lanes_for(jobs: usize, ready: &Ready) -> usize {
+    if ready.startup_cpu.is_some_and(|c| c > SLOW_START_CPU) {
         (jobs * 3 / 4).max(1)
     } else {
         jobs.max(1)
@@ -153,8 +195,8 @@ fn lanes_for(jobs: usize, first: &RunRecord) -> usize {
 pub const ALONE_ENV: &str = "MCP_GUARD_PROBES_ALONE";
 
 /// Each safe tool call of the spec with its tool's `inputSchema` from the main run.
-fn safe_tools(spec: &RunSpec, first: &RunRecord) -> Vec<(CallRecipe, Option<Value>)> {
-    first
+fn safe_tools(spec: &RunSpec, ready: &Ready) -> Vec<(CallRecipe, Option<Value>)> {
+    ready
         .safe_tool_schemas
         .iter()
         .filter_map(|(name, schema)| {
@@ -180,7 +222,7 @@ fn safe_tools(spec: &RunSpec, first: &RunRecord) -> Vec<(CallRecipe, Option<Valu
 }
 
 /// What the main run established.
-fn baseline(first: &RunRecord) -> Baseline {
+pub fn baseline(first: &RunRecord) -> Baseline {
     let stage = first.process.shutdown.stage;
     Baseline {
         stdout_evidence: first
@@ -293,7 +335,7 @@ struct ProbeProcess {
 /// Runs a lane's probes, sharing a process while its session stays usable.
 async fn run_lane(
     spec: &RunSpec,
-    base: &Baseline,
+    base: &LaterBaseline,
     ctx: &Context,
     probes: Vec<Probe>,
     alone: bool,
@@ -319,7 +361,7 @@ async fn run_lane(
                         not_run: Some(not_run),
                         ..observation(spec, ctx)
                     };
-                    let verdict = verdicts::judge(&probe, &obs, base);
+                    let verdict = verdicts::judge(&probe, &obs, &*base_of(base).await);
                     let issues = verdict.issues.clone();
                     out.push((record(&probe, &obs, verdict, started.elapsed()), issues));
                     continue;
@@ -330,7 +372,7 @@ async fn run_lane(
         let usable = !eof_probe
             && !alone
             && !proc.s.is_dead()
-            && verdicts::judge(&probe, &obs, base).session == SessionState::Usable;
+            && verdicts::judge(&probe, &obs, &*base_of(base).await).session == SessionState::Usable;
         proc.pending.push((probe, obs, started.elapsed()));
         if usable {
             live = Some(proc);
@@ -501,10 +543,14 @@ async fn probe_in(
 /// Ends a lane's process as soon as its probes' verdicts are in (its whole group is killed:
 /// the shutdown behaviour is judged once, in the main run), then judges them with the effects
 /// the process showed.
-async fn end_process(mut proc: ProbeProcess, base: &Baseline) -> Vec<(ProbeRecord, Vec<Issue>)> {
+async fn end_process(
+    mut proc: ProbeProcess,
+    base: &LaterBaseline,
+) -> Vec<(ProbeRecord, Vec<Issue>)> {
     let verdict_at = proc.s.now();
     let pending = std::mem::take(&mut proc.pending);
     let (effects, ended) = kill_and_collect(proc).await;
+    let base = &*base_of(base).await;
     let n = pending.len();
     pending
         .into_iter()
