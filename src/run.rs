@@ -186,7 +186,7 @@ async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
     // The once-per-target checks (adversarial probes, the buffering rerun) need only what the
     // main run learnt by the end of its lists: they start then, beside its late-output window
     // and shutdown, and their verdicts wait for its record (`main_tx`). A server whose main run
-    // could not say so early (stateless, dual-era, no handshake) has them start when it ends.
+    // could not say so early (a stateless-only server, no handshake) has them start when it ends.
     // The repeated runs start when the main run ends. A dual-era server's later runs check its
     // legacy era only: drift is judged on the legacy record, and the stateless era was checked
     // once, in the first run.

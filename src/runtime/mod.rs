@@ -66,14 +66,17 @@ pub async fn run_server(spec: &RunSpec, run: u32) -> RunRecord {
 }
 
 /// [`run_server`], telling `ready` what the adversarial probes need as soon as a legacy-era
-/// server's handshake and lists are done, while its late-output window and shutdown go on (a
-/// stateless or dual-era server is not told: its probes wait for the whole run). Dropped unsent
-/// otherwise.
+/// handshake and its lists are done (the server's only process, or the legacy process of a
+/// dual-era server), while the late-output window and shutdown go on. Dropped unsent otherwise
+/// (a stateless-only server, no handshake): the probes then wait for the whole run.
 pub async fn run_server_ready(
     spec: &RunSpec,
     run: u32,
     ready: Option<tokio::sync::oneshot::Sender<probes::adversarial::Ready>>,
 ) -> RunRecord {
+    // Told by whichever process first completes a legacy-era handshake and its lists: the only
+    // one of a legacy server, the legacy one of a dual-era server.
+    let ready: ReadySlot = std::sync::Arc::new(std::sync::Mutex::new(ready));
     // Eras side by side: the moment `server/discover` shows a stateless server, its legacy
     // handshake starts in a second process while the first goes on with its stateless checks.
     let (stateless_tx, stateless_rx) = tokio::sync::oneshot::channel();
@@ -84,15 +87,24 @@ pub async fn run_server_ready(
         Ops::DeferIfStateless,
         Some(stateless_tx),
         Window::FromInitialized,
-        ready,
+        Some(ready.clone()),
     );
     let legacy = async {
         match stateless_rx.await {
             // Its late-output window runs from its start: the stateless process, started just
             // before it, already watches this server's late output from its own handshake.
-            Ok(()) => {
-                Some(run_once(spec, run, false, Ops::Run, None, Window::FromSpawn, None).await)
-            }
+            Ok(()) => Some(
+                run_once(
+                    spec,
+                    run,
+                    false,
+                    Ops::Run,
+                    None,
+                    Window::FromSpawn,
+                    Some(ready.clone()),
+                )
+                .await,
+            ),
             Err(_) => None,
         }
     };
@@ -131,6 +143,12 @@ pub async fn run_server_ready(
     }
     second
 }
+
+/// Where a run's processes tell the once-per-target checks they may start (the first to get
+/// there takes the sender).
+type ReadySlot = std::sync::Arc<
+    std::sync::Mutex<Option<tokio::sync::oneshot::Sender<probes::adversarial::Ready>>>,
+>;
 
 /// Where a run's late-output window starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -368,7 +386,7 @@ async fn run_once(
     ops: Ops,
     stateless: Option<tokio::sync::oneshot::Sender<()>>,
     window: Window,
-    ready: Option<tokio::sync::oneshot::Sender<probes::adversarial::Ready>>,
+    ready: Option<ReadySlot>,
 ) -> RunRecord {
     let start = Instant::now();
     let output_limits = OutputRecord {
@@ -438,10 +456,11 @@ async fn run_once(
         .map(|a| std::time::Duration::from_millis(a.cpu_ticks * 10));
     let work = operate(&mut s, spec, &neg, ops).await;
     let ops_time = start.elapsed();
-    if let Some(tx) = ready
+    if let Some(slot) = ready
         && s.initialized
         && neg.era == Era::Legacy
         && s.exited.is_none()
+        && let Some(tx) = slot.lock().unwrap_or_else(|e| e.into_inner()).take()
     {
         let _ = tx.send(probes::adversarial::Ready {
             initialized: true,
