@@ -150,6 +150,31 @@ type ReadySlot = std::sync::Arc<
     std::sync::Mutex<Option<tokio::sync::oneshot::Sender<probes::adversarial::Ready>>>,
 >;
 
+/// Tells the once-per-target checks they may start, when this process is the first to have a
+/// live legacy-era session with its lists done.
+fn tell_ready(
+    ready: Option<ReadySlot>,
+    s: &Session,
+    era: Era,
+    safe_tool_schemas: &[(String, Option<serde_json::Value>)],
+    startup_cpu: Option<std::time::Duration>,
+) {
+    if let Some(slot) = ready
+        && s.initialized
+        && era == Era::Legacy
+        && s.exited.is_none()
+        && let Some(tx) = slot.lock().unwrap_or_else(|e| e.into_inner()).take()
+    {
+        let _ = tx.send(probes::adversarial::Ready {
+            initialized: true,
+            stateless: false,
+            negotiated: s.negotiated.clone(),
+            safe_tool_schemas: safe_tool_schemas.to_vec(),
+            startup_cpu,
+        });
+    }
+}
+
 /// Where a run's late-output window starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Window {
@@ -456,20 +481,7 @@ async fn run_once(
         .map(|a| std::time::Duration::from_millis(a.cpu_ticks * 10));
     let work = operate(&mut s, spec, &neg, ops).await;
     let ops_time = start.elapsed();
-    if let Some(slot) = ready
-        && s.initialized
-        && neg.era == Era::Legacy
-        && s.exited.is_none()
-        && let Some(tx) = slot.lock().unwrap_or_else(|e| e.into_inner()).take()
-    {
-        let _ = tx.send(probes::adversarial::Ready {
-            initialized: true,
-            stateless: false,
-            negotiated: s.negotiated.clone(),
-            safe_tool_schemas: work.safe_tool_schemas.clone(),
-            startup_cpu,
-        });
-    }
+    tell_ready(ready, &s, neg.era, &work.safe_tool_schemas, startup_cpu);
     let exit_phase_before = s.exited.map(|_| s.phase);
     let shutdown = probes::shutdown::run(&mut s, &mut server, &spec.ladder).await;
     let total = start.elapsed();
