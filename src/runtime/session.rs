@@ -89,6 +89,8 @@ impl BusyClock {
     }
 
     /// At a deadline: how much longer to wait, if any.
+    /// `unread`: the server has not read what it was sent, or is still writing output: active
+    /// whatever its CPU clock says.
     async fn extend(&mut self, unread: bool) -> Option<Duration> {
         let now = look(&self.probe).await;
         match self.grace.decide(now, unread) {
@@ -538,12 +540,20 @@ impl Session {
             }
             c.mark().await;
         }
+        // A server still writing stdout is working, not ignoring EOF: when the guard reads
+        // slower than it writes (a loaded machine), it sits blocked on a full pipe, idle by its
+        // CPU clock, and gets to stdin EOF only once its output is read.
+        let written = |s: &Session| s.link.counters.stdout_bytes.load(Ordering::Relaxed);
+        let mut seen = written(self);
         let exited = loop {
             if self.wait_exit(deadline).await {
                 break true;
             }
+            let now = written(self);
+            let writing = now > seen;
+            seen = now;
             let step = match clock.as_mut() {
-                Some(c) => c.extend(false).await,
+                Some(c) => c.extend(writing).await,
                 None => None,
             };
             match step {
