@@ -2,7 +2,6 @@
 
 use super::Failure;
 use crate::cli::MergeArgs;
-use crate::report::outputs::{self, Requested};
 use crate::report::{Format, Outputs};
 use std::path::PathBuf;
 
@@ -17,19 +16,8 @@ pub struct MergeSettings {
 pub(super) fn resolve(args: MergeArgs) -> Result<MergeSettings, Failure> {
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::usage(format!("cannot read the current directory: {e}")))?;
-    let requested = Requested {
-        sarif: args.report.sarif,
-        junit: args.report.junit,
-        json: args.report.json_file,
-        no_github: args.report.no_github,
-    };
-    let format = if args.json {
-        Format::Json
-    } else {
-        args.format
-            .unwrap_or_else(|| outputs::default_format(requested.no_github))
-    };
-    let outputs = outputs::resolve_outputs(&requested, format, &cwd)?;
+    let (format, outputs) =
+        super::scan::stream_and_files(args.report, args.json, args.format, &cwd)?;
     Ok(MergeSettings {
         reports: args.reports,
         format,

@@ -1,7 +1,7 @@
 //! `mcp-stdio-guard scan`: its arguments resolved into what the scan and the reports use.
 
 use super::Failure;
-use crate::cli::ScanArgs;
+use crate::cli::{ReportArgs, ScanArgs};
 use crate::report::outputs::{self, Requested};
 use crate::report::{Format, Outputs};
 use crate::scan::ScanOptions;
@@ -25,25 +25,36 @@ pub(super) fn resolve(args: ScanArgs) -> Result<ScanSettings, Failure> {
     options.max_file_size = args.max_file_size;
     options.select = rule_ids("--select", &args.select)?;
     options.ignore = rule_ids("--ignore", &args.ignore)?;
-    let requested = Requested {
-        sarif: args.report.sarif,
-        junit: args.report.junit,
-        json: args.report.json_file,
-        no_github: args.report.no_github,
-    };
-    let format = if args.json {
-        Format::Json
-    } else {
-        args.format
-            .unwrap_or_else(|| outputs::default_format(requested.no_github))
-    };
-    let outputs = outputs::resolve_outputs(&requested, format, &cwd)?;
+    let (format, outputs) = stream_and_files(args.report, args.json, args.format, &cwd)?;
     Ok(ScanSettings {
         format,
         outputs,
         options,
         fail_on_findings: true,
     })
+}
+
+/// The main stream's format (`--json`, `--format`, else the default) and the report files of a
+/// subcommand that is not a run (`scan`, `merge`).
+pub(super) fn stream_and_files(
+    report: ReportArgs,
+    json: bool,
+    format: Option<Format>,
+    cwd: &std::path::Path,
+) -> Result<(Format, Outputs), Failure> {
+    let requested = Requested {
+        sarif: report.sarif,
+        junit: report.junit,
+        json: report.json_file,
+        no_github: report.no_github,
+    };
+    let format = if json {
+        Format::Json
+    } else {
+        format.unwrap_or_else(|| outputs::default_format(requested.no_github))
+    };
+    let outputs = outputs::resolve_outputs(&requested, format, cwd)?;
+    Ok((format, outputs))
 }
 
 /// Static-scan rule ids from `--select`/`--ignore`.
