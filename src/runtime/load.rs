@@ -210,6 +210,32 @@ pub async fn pace() -> tokio::sync::MutexGuard<'static, ()> {
     gate
 }
 
+/// Whether the guard may start a process it may not need (the legacy process of a server that
+/// may turn out to speak only the legacy era, [`super::run_server_ready`]): it checks one server,
+/// and the machine has a core to spare. A registry's run (several servers at once) or a busy
+/// machine never pays for a process it may throw away.
+pub fn room_to_spare() -> bool {
+    match std::env::var(EARLY_ENV).as_deref() {
+        Ok("1") => return true,
+        Ok("0") => return false,
+        _ => {}
+    }
+    spare(
+        Machine::read(),
+        TARGETS_IN_FLIGHT.load(std::sync::atomic::Ordering::Relaxed),
+    )
+}
+
+/// The environment switch that decides [`room_to_spare`] (tests): `1` always, `0` never.
+pub const EARLY_ENV: &str = "MCP_GUARD_EARLY_LEGACY";
+
+/// One server in flight, and a core idle right now (the runnable count includes the guard's own
+/// thread that reads it). The instant count, not the load average: the average lags by a
+/// minute, long after the guard's own previous check ended.
+fn spare(m: Option<Machine>, targets: usize) -> bool {
+    targets <= 1 && m.is_some_and(|m| m.cores >= 2 && m.procs_running < m.cores)
+}
+
 /// Whether a new server waits: the guard checks several servers at once (`targets`), already
 /// runs [`PACE_PER_CORE`] server processes per core or more (`ours`), and the machine has more
 /// runnable processes than that. The processes of one server's check (its runs, probe lanes and
@@ -246,6 +272,30 @@ mod tests {
             cpu_ticks: ticks,
             runnable,
         })
+    }
+
+    fn machine(cores: u64, procs_running: u64, load1: f64) -> Option<Machine> {
+        Some(Machine {
+            procs_running,
+            load1,
+            cores,
+        })
+    }
+
+    #[test]
+    fn a_process_that_may_be_thrown_away_starts_only_with_room_to_spare() {
+        // One server, a core idle now (the guard's reader is the one runnable): yes, whatever
+        // the lagging load average says of a check that just ended.
+        assert!(spare(machine(2, 1, 0.3), 1));
+        assert!(spare(machine(2, 1, 2.5), 1));
+        assert!(spare(machine(8, 3, 2.0), 0));
+        // Several servers in flight (a registry's run): never, however idle the machine.
+        assert!(!spare(machine(8, 1, 0.0), 2));
+        // One core, every core busy now, or a load that cannot be read: no.
+        assert!(!spare(machine(1, 0, 0.0), 1));
+        assert!(!spare(machine(2, 2, 0.5), 1));
+        assert!(!spare(machine(2, 5, 0.5), 1));
+        assert!(!spare(None, 1));
     }
 
     #[test]

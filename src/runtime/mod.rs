@@ -86,26 +86,46 @@ pub async fn run_server_ready(
         spec.probes.discover,
         Ops::DeferIfStateless,
         Some(stateless_tx),
-        Window::FromInitialized,
         Some(ready.clone()),
     );
     let legacy = async {
-        match stateless_rx.await {
-            // Its late-output window runs from its start: the stateless process, started just
-            // before it, already watches this server's late output from its own handshake.
-            Ok(()) => Some(
-                run_once(
-                    spec,
-                    run,
-                    false,
-                    Ops::Run,
-                    None,
-                    Window::FromSpawn,
-                    Some(ready.clone()),
+        // On a machine with room to spare, the legacy process starts at once, beside the era
+        // probe, and waits: its start-up (the costly part of a slow server) overlaps the first
+        // process's. Its late-output window runs from its own handshake, like every run's: the
+        // era's `notifications/initialized` may be what makes a server write.
+        let early = match spec.probes.discover && load::room_to_spare() {
+            true => Some(start_run(spec, run, false).await),
+            false => None,
+        };
+        let held = Instant::now();
+        let shown = stateless_rx.await.is_ok();
+        match (shown, early) {
+            (true, Some(Ok(mut started))) => {
+                started.held = held.elapsed();
+                Some(
+                    finish_run(
+                        spec,
+                        run,
+                        started,
+                        false,
+                        Ops::Run,
+                        None,
+                        Some(ready.clone()),
+                    )
+                    .await,
                 )
-                .await,
-            ),
-            Err(_) => None,
+            }
+            (true, Some(Err(failed))) => Some(*failed),
+            (true, None) => {
+                Some(run_once(spec, run, false, Ops::Run, None, Some(ready.clone())).await)
+            }
+            // A legacy-only server: the process started early was never needed (nothing was
+            // sent to it); it is killed with its whole group.
+            (false, Some(Ok(started))) => {
+                discard(started).await;
+                None
+            }
+            (false, _) => None,
         }
     };
     let (first, legacy) = tokio::join!(first, legacy);
@@ -115,16 +135,7 @@ pub async fn run_server_ready(
     if !discover_may_be_to_blame(&first) {
         return first;
     }
-    let mut second = run_once(
-        spec,
-        run,
-        false,
-        Ops::Run,
-        None,
-        Window::FromInitialized,
-        None,
-    )
-    .await;
+    let mut second = run_once(spec, run, false, Ops::Run, None, None).await;
     if second.initialized {
         let how = if first.discover.answer == Some(DiscoverAnswer::Crashed) {
             "exited or closed stdout when sent server/discover"
@@ -142,6 +153,32 @@ pub async fn run_server_ready(
         second.issues.insert(0, issue);
     }
     second
+}
+
+/// Ends a process started for a run that turned out not to be needed, before anything was sent
+/// to it: its whole group is killed and reaped, its effects observer stopped; nothing of it is
+/// reported.
+async fn discard(started: Started) {
+    let Started {
+        mut s,
+        mut server,
+        instruments,
+        ..
+    } = started;
+    server.signal_group(process::GroupSignal::Kill);
+    s.wait_exit(tokio::time::Instant::now() + std::time::Duration::from_secs(2))
+        .await;
+    let left = server.descendants().await;
+    process::kill_all(&left);
+    server.signal_group(process::GroupSignal::Kill);
+    process::forget_run(server.pid);
+    s.link.stop_reading();
+    server
+        .finish_stderr(std::time::Duration::from_millis(200))
+        .await;
+    if let Some(i) = instruments {
+        i.finish().await;
+    }
 }
 
 /// Where a run's processes tell the once-per-target checks they may start (the first to get
@@ -173,16 +210,6 @@ fn tell_ready(
             startup_cpu,
         });
     }
-}
-
-/// Where a run's late-output window starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Window {
-    /// When the session became ready (the rule).
-    FromInitialized,
-    /// When the process started: the legacy process of a dual-era server, beside the stateless
-    /// one whose window already watches the server's late output.
-    FromSpawn,
 }
 
 /// What the once-per-target checks found, to join the first run's record ([`join_extra`]).
@@ -334,18 +361,7 @@ async fn legacy_too(
     // that came after its window) now.
     let mut legacy = match legacy {
         Some(l) => l,
-        None => {
-            run_once(
-                spec,
-                run,
-                false,
-                Ops::Run,
-                None,
-                Window::FromInitialized,
-                None,
-            )
-            .await
-        }
+        None => run_once(spec, run, false, Ops::Run, None, None).await,
     };
     // Only an error reply to `initialize` means "no legacy era here"; a timeout, a crash or a
     // broken reply is a finding of the legacy run, reported as such.
@@ -353,16 +369,7 @@ async fn legacy_too(
         let mut only = if spec.operations.is_empty() {
             stateless
         } else {
-            run_once(
-                spec,
-                run,
-                true,
-                Ops::Run,
-                None,
-                Window::FromInitialized,
-                None,
-            )
-            .await
+            run_once(spec, run, true, Ops::Run, None, None).await
         };
         only.legacy_refused = true;
         return only;
@@ -410,9 +417,30 @@ async fn run_once(
     discover: bool,
     ops: Ops,
     stateless: Option<tokio::sync::oneshot::Sender<()>>,
-    window: Window,
     ready: Option<ReadySlot>,
 ) -> RunRecord {
+    match start_run(spec, run, discover).await {
+        Ok(started) => finish_run(spec, run, started, discover, ops, stateless, ready).await,
+        Err(failed) => *failed,
+    }
+}
+
+/// A server process of a run, spawned, its session open and nothing sent yet.
+struct Started {
+    /// The run's clock (the start-up is part of its time).
+    start: Instant,
+    spawn_time: std::time::Duration,
+    /// How long the process was held before its session began ([`early_legacy`]): not part of
+    /// the handshake's time.
+    held: std::time::Duration,
+    s: Session,
+    server: process::ServerProcess,
+    instruments: Option<effects::Instruments>,
+    output_limits: OutputRecord,
+}
+
+/// Spawns the server process of a run; the record of the run when it could not start.
+async fn start_run(spec: &RunSpec, run: u32, discover: bool) -> Result<Started, Box<RunRecord>> {
     let start = Instant::now();
     let output_limits = OutputRecord {
         max_stdout_bytes: spec.spawn.limits.max_total_bytes,
@@ -451,27 +479,53 @@ async fn run_once(
         None => process::spawn(&spawn, start),
     };
     drop(gate);
-    let (link, mut server) = match spawned {
+    let (link, server) = match spawned {
         Ok(pair) => pair,
         Err(err) => {
             if let Some(i) = instruments.take() {
                 i.finish().await;
             }
-            return spawn_failed(spec, run, start, err, output_limits);
+            return Err(Box::new(spawn_failed(spec, run, start, err, output_limits)));
         }
     };
     let spawn_time = start.elapsed();
     let mut s = Session::new(link, spec.session.clone());
-    if window == Window::FromSpawn {
-        s.window_start = Some(std::time::Duration::ZERO);
-    }
     let pgid = server.pid;
     s.busy_probe = Some(std::sync::Arc::new(move || process::group_activity(pgid)));
     if let Some(i) = instruments.as_mut() {
         i.attach(server.pid, &server.marker);
         s.effects = Some(i.recorder.clone());
     }
+    Ok(Started {
+        start,
+        spawn_time,
+        held: std::time::Duration::ZERO,
+        s,
+        server,
+        instruments,
+        output_limits,
+    })
+}
 
+/// A started run, from its first frame to the end of its process.
+async fn finish_run(
+    spec: &RunSpec,
+    run: u32,
+    started: Started,
+    discover: bool,
+    ops: Ops,
+    stateless: Option<tokio::sync::oneshot::Sender<()>>,
+    ready: Option<ReadySlot>,
+) -> RunRecord {
+    let Started {
+        start,
+        spawn_time,
+        held,
+        mut s,
+        mut server,
+        instruments,
+        output_limits,
+    } = started;
     let neg = negotiate(&mut s, spec, discover, stateless).await;
     let init_time = start.elapsed();
     let startup_cpu = s
@@ -529,7 +583,7 @@ async fn run_once(
         stderr_tail: stderr.tail,
         timings: Timings {
             spawn: Some(spawn_time),
-            initialize: Some(init_time.saturating_sub(spawn_time)),
+            initialize: Some(init_time.saturating_sub(spawn_time + held)),
             operations: Some(ops_time.saturating_sub(init_time)),
             shutdown: Some(total.saturating_sub(ops_time)),
             total,

@@ -276,8 +276,6 @@ pub struct Session {
     pub tap: Option<Vec<Tapped>>,
     /// The no-effect proof's recorder: tagged with each message the guard sends.
     pub effects: Option<crate::runtime::effects::Recorder>,
-    /// Where the late-output window starts when not at initialization (see `runtime::Window`).
-    pub window_start: Option<Duration>,
 }
 
 impl Session {
@@ -321,7 +319,6 @@ impl Session {
             raw_ids: Vec::new(),
             tap: None,
             effects: None,
-            window_start: None,
         }
     }
 
@@ -1215,6 +1212,16 @@ mod tests {
         F: FnOnce(Lines, DuplexStream) -> Fut + Send + 'static,
         Fut: std::future::Future<Output = ()> + Send + 'static,
     {
+        session_and_events(server).0
+    }
+
+    /// [`session`], with the sender of process events (a test tells the session the process
+    /// exited).
+    fn session_and_events<F, Fut>(server: F) -> (Session, crate::runtime::transport::EventSender)
+    where
+        F: FnOnce(Lines, DuplexStream) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
         let (client_stdin, server_stdin) = tokio::io::duplex(1 << 16);
         let (server_stdout, client_stdout) = tokio::io::duplex(1 << 16);
         tokio::spawn(server(BufReader::new(server_stdin).lines(), server_stdout));
@@ -1222,13 +1229,13 @@ mod tests {
             max_line_bytes: 1 << 20,
             max_total_bytes: 1 << 24,
         };
-        let (link, _tx) = Link::new(
+        let (link, tx) = Link::new(
             client_stdout,
             client_stdin,
             limits,
             std::time::Instant::now(),
         );
-        Session::new(
+        let s = Session::new(
             link,
             SessionConfig {
                 protocol: "2025-11-25".into(),
@@ -1236,7 +1243,55 @@ mod tests {
                 max_line_bytes: 1 << 20,
                 issue_cap: 5,
             },
-        )
+        );
+        (s, tx)
+    }
+
+    /// A server blocked on a full stdout pipe sits idle by its CPU clock: while new stdout
+    /// bytes keep arriving, the shutdown grace is extended (up to its cap); a server idle and
+    /// silent gets the grace as it stands. The process "exits" 1.6 s in, well past the 600 ms
+    /// grace; its CPU clock never moves.
+    async fn grace_end_when_exiting_late(writing: bool) -> GraceEnd {
+        let (mut s, tx) = session_and_events(move |_lines, mut out| async move {
+            for i in 0..16 {
+                if writing {
+                    out.write_all(format!("{{\"line\":{i}}}\n").as_bytes())
+                        .await
+                        .unwrap();
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            std::future::pending::<()>().await;
+        });
+        let idle = crate::runtime::load::Activity {
+            cpu_ticks: 7,
+            runnable: false,
+        };
+        s.busy_probe = Some(std::sync::Arc::new(move || Some(idle)));
+        let exits = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(1600)).await;
+            let exit = crate::runtime::transport::ExitInfo {
+                code: Some(0),
+                signal: None,
+            };
+            let at = Duration::from_millis(1600);
+            let _ = tx.send(Event::Exited { at, exit }).await;
+        });
+        let end = s
+            .wait_exit_busy(Duration::from_millis(600), Duration::from_secs(3))
+            .await;
+        exits.abort();
+        end
+    }
+
+    #[tokio::test]
+    async fn a_server_still_writing_stdout_gets_the_shutdown_grace_extended() {
+        assert_eq!(grace_end_when_exiting_late(true).await, GraceEnd::Exited);
+    }
+
+    #[tokio::test]
+    async fn a_silent_idle_server_gets_the_shutdown_grace_as_it_stands() {
+        assert_eq!(grace_end_when_exiting_late(false).await, GraceEnd::Idle);
     }
 
     async fn write(out: &mut DuplexStream, v: Value) {

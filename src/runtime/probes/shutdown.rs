@@ -64,10 +64,7 @@ pub const QUIET_SETTLE: Duration = Duration::from_millis(100);
 /// gets the whole window from now.
 fn quiet_until(s: &Session, quiet: Duration) -> Instant {
     let now = s.now();
-    let window_end = s
-        .window_start
-        .or(s.initialized_at)
-        .map_or(now + quiet, |t| t + quiet);
+    let window_end = s.initialized_at.map_or(now + quiet, |t| t + quiet);
     let settle_end = s
         .last_reply_at
         .map_or(Duration::ZERO, |t| t + QUIET_SETTLE.min(quiet));
