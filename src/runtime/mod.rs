@@ -77,58 +77,14 @@ pub async fn run_server_ready(
     // Told by whichever process first completes a legacy-era handshake and its lists: the only
     // one of a legacy server, the legacy one of a dual-era server.
     let ready: ReadySlot = std::sync::Arc::new(std::sync::Mutex::new(ready));
-    // Eras side by side: the moment `server/discover` shows a stateless server, its legacy
-    // handshake starts in a second process while the first goes on with its stateless checks.
-    let (stateless_tx, stateless_rx) = tokio::sync::oneshot::channel();
-    let first = run_once(
-        spec,
-        run,
-        spec.probes.discover,
-        Ops::DeferIfStateless,
-        Some(stateless_tx),
-        Some(ready.clone()),
-    );
-    let legacy = async {
-        // On a machine with room to spare, the legacy process starts at once, beside the era
-        // probe, and waits: its start-up (the costly part of a slow server) overlaps the first
-        // process's. Its late-output window runs from its own handshake, like every run's: the
-        // era's `notifications/initialized` may be what makes a server write.
-        let early = match spec.probes.discover && load::room_to_spare() {
-            true => Some(start_run(spec, run, false).await),
-            false => None,
-        };
-        let held = Instant::now();
-        let shown = stateless_rx.await.is_ok();
-        match (shown, early) {
-            (true, Some(Ok(mut started))) => {
-                started.held = held.elapsed();
-                Some(
-                    finish_run(
-                        spec,
-                        run,
-                        started,
-                        false,
-                        Ops::Run,
-                        None,
-                        Some(ready.clone()),
-                    )
-                    .await,
-                )
-            }
-            (true, Some(Err(failed))) => Some(*failed),
-            (true, None) => {
-                Some(run_once(spec, run, false, Ops::Run, None, Some(ready.clone())).await)
-            }
-            // A legacy-only server: the process started early was never needed (nothing was
-            // sent to it); it is killed with its whole group.
-            (false, Some(Ok(started))) => {
-                discard(started).await;
-                None
-            }
-            (false, _) => None,
-        }
-    };
-    let (first, legacy) = tokio::join!(first, legacy);
+    let early = spec.probes.discover && load::room_to_spare();
+    let (mut first, mut legacy) = eras(spec, run, &ready, early).await;
+    // Two instances of a single-instance server (a fixed port, a lock file) must not fail it: a
+    // first process that exited before its handshake, beside a legacy process started early and
+    // never used, is checked again with no process beside it.
+    if early && legacy.is_none() && exited_before_handshake(&first) {
+        (first, legacy) = eras(spec, run, &ready, false).await;
+    }
     if first.era == Era::Stateless {
         return legacy_too(spec, run, first, legacy).await;
     }
@@ -155,16 +111,89 @@ pub async fn run_server_ready(
     second
 }
 
+/// The first process of a run (the era probe, then the handshake of the era it found) and, when
+/// it finds a stateless server, the legacy process beside it. `early`: the legacy process starts
+/// at once, held unsent to until the era is known ([`run_server_ready`]).
+async fn eras(
+    spec: &RunSpec,
+    run: u32,
+    ready: &ReadySlot,
+    early: bool,
+) -> (RunRecord, Option<RunRecord>) {
+    // Eras side by side: the moment `server/discover` shows a stateless server, its legacy
+    // handshake starts in a second process while the first goes on with its stateless checks.
+    let (stateless_tx, stateless_rx) = tokio::sync::oneshot::channel();
+    let first = run_once(
+        spec,
+        run,
+        spec.probes.discover,
+        Ops::DeferIfStateless,
+        Some(stateless_tx),
+        Some(ready.clone()),
+    );
+    let legacy = async {
+        // On a machine with room to spare, the legacy process starts at once, beside the era
+        // probe, and waits: its start-up (the costly part of a slow server) overlaps the first
+        // process's. Its late-output window runs from its own handshake, like every run's: the
+        // era's `notifications/initialized` may be what makes a server write.
+        let early = match early {
+            true => Some(start_run(spec, run, false, true).await),
+            false => None,
+        };
+        let held = Instant::now();
+        let shown = stateless_rx.await.is_ok();
+        match (shown, early) {
+            (true, Some(Ok(mut started))) => {
+                started.held = held.elapsed();
+                Some(
+                    finish_run(
+                        spec,
+                        run,
+                        started,
+                        false,
+                        Ops::Run,
+                        None,
+                        Some(ready.clone()),
+                    )
+                    .await,
+                )
+            }
+            (true, Some(Err(failed))) => Some(*failed),
+            (true, None) => {
+                Some(run_once(spec, run, false, Ops::Run, None, Some(ready.clone())).await)
+            }
+            // A legacy-only server: the process started early was never needed (nothing was
+            // sent to it); it is told EOF, then killed with its whole group.
+            (false, Some(Ok(started))) => {
+                discard(spec, started).await;
+                None
+            }
+            (false, _) => None,
+        }
+    };
+    tokio::join!(first, legacy)
+}
+
+/// The first process exited on its own before its handshake was done.
+fn exited_before_handshake(first: &RunRecord) -> bool {
+    !first.initialized && first.process.started && first.process.outcome == ProcessOutcome::Exited
+}
+
 /// Ends a process started for a run that turned out not to be needed, before anything was sent
-/// to it: its whole group is killed and reaped, its effects observer stopped; nothing of it is
-/// reported.
-async fn discard(started: Started) {
+/// to it: stdin EOF first, as a client that changed its mind would (a server that cleans up on
+/// exit, a pid or lock file, gets to), then its whole group is killed and reaped once the stdin
+/// grace is over; its effects observer is stopped and nothing of it is reported. The caller's
+/// run goes on meanwhile: this ends before the run does unless the server ignores EOF.
+async fn discard(spec: &RunSpec, started: Started) {
     let Started {
         mut s,
         mut server,
         instruments,
         ..
     } = started;
+    s.link.close_stdin(std::time::Duration::ZERO).await;
+    s.wait_exit(tokio::time::Instant::now() + spec.ladder.stdin_grace)
+        .await;
     server.signal_group(process::GroupSignal::Kill);
     s.wait_exit(tokio::time::Instant::now() + std::time::Duration::from_secs(2))
         .await;
@@ -419,7 +448,7 @@ async fn run_once(
     stateless: Option<tokio::sync::oneshot::Sender<()>>,
     ready: Option<ReadySlot>,
 ) -> RunRecord {
-    match start_run(spec, run, discover).await {
+    match start_run(spec, run, discover, false).await {
         Ok(started) => finish_run(spec, run, started, discover, ops, stateless, ready).await,
         Err(failed) => *failed,
     }
@@ -439,8 +468,14 @@ struct Started {
     output_limits: OutputRecord,
 }
 
-/// Spawns the server process of a run; the record of the run when it could not start.
-async fn start_run(spec: &RunSpec, run: u32, discover: bool) -> Result<Started, Box<RunRecord>> {
+/// Spawns the server process of a run; the record of the run when it could not start. `early`:
+/// the legacy process of a dual-era check started before the era is known.
+async fn start_run(
+    spec: &RunSpec,
+    run: u32,
+    discover: bool,
+    early: bool,
+) -> Result<Started, Box<RunRecord>> {
     let start = Instant::now();
     let output_limits = OutputRecord {
         max_stdout_bytes: spec.spawn.limits.max_total_bytes,
@@ -456,9 +491,12 @@ async fn start_run(spec: &RunSpec, run: u32, discover: bool) -> Result<Started, 
     // start-up is part of its time).
     let gate = load::pace().await;
     let mut spawn = spec.spawn.clone();
-    // The process's role in the transcript: `run 2`, `run 1 (legacy era)`, `buffering rerun`.
+    // The process's role in the transcript: `run 2`, `run 1 (legacy era)`, `buffering rerun`,
+    // `run 1 (legacy era, started early)` (sent nothing at all when the server is legacy-only).
     spawn.tap = spawn.tap.map(|t| {
-        let era = if discover {
+        let era = if early {
+            " (legacy era, started early)"
+        } else if discover {
             ""
         } else if spec.probes.discover {
             " (legacy era)"
