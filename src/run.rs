@@ -218,6 +218,7 @@ async fn check_target(settings: &Settings, t: TargetSettings) -> Target {
         if first.also_stateless {
             repeat_spec.probes.discover = false;
         }
+        repeat_spec.heavy_start = runtime::load::is_heavy(first.timings.startup_cpu);
         let mut more = Vec::new();
         for n in 2..=t.repeat {
             more.push(runtime::run_server(&repeat_spec, n).await);

@@ -210,6 +210,35 @@ pub async fn pace() -> tokio::sync::MutexGuard<'static, ()> {
     gate
 }
 
+/// A start-up that used more CPU than this (to the handshake's answer, in the main run) is
+/// CPU-heavy: the later processes of that check start through [`heavy_start`].
+pub const HEAVY_START_CPU: Duration = Duration::from_millis(300);
+
+/// Whether a start-up that used `cpu` is CPU-heavy ([`HEAVY_START_CPU`]).
+pub fn is_heavy(cpu: Option<Duration>) -> bool {
+    cpu.is_some_and(|c| c > HEAVY_START_CPU)
+}
+
+/// A slot to start a process of a server whose start-up is CPU-heavy, held until its handshake
+/// is answered: at most one such start per core at a time. The later processes of one check
+/// (probe lanes, the buffering rerun, the repeated runs) would otherwise all start at once and
+/// share the cores, each start stretched by their number, past the timeouts on a machine that
+/// has other work too; through the slots each gets a core, and the total work is the same. A
+/// start-up that sleeps rather than computes (`heavy: false`) takes no slot. `None`: no slot
+/// was needed.
+pub async fn heavy_start(heavy: bool) -> Option<tokio::sync::SemaphorePermit<'static>> {
+    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    if !heavy {
+        return None;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    SLOTS
+        .get_or_init(|| tokio::sync::Semaphore::new(cores))
+        .acquire()
+        .await
+        .ok()
+}
+
 /// Whether the guard may start a process it may not need (the legacy process of a server that
 /// may turn out to speak only the legacy era, [`super::run_server_ready`]): it checks one server,
 /// and the machine has a core to spare. A registry's run (several servers at once) or a busy
@@ -229,11 +258,12 @@ pub fn room_to_spare() -> bool {
 /// The environment switch that decides [`room_to_spare`] (tests): `1` always, `0` never.
 pub const EARLY_ENV: &str = "MCP_GUARD_EARLY_LEGACY";
 
-/// One server in flight, and a core idle right now (the runnable count includes the guard's own
-/// thread that reads it). The instant count, not the load average: the average lags by a
-/// minute, long after the guard's own previous check ended.
+/// One server in flight, and no more runnable processes than cores right now (the count includes
+/// the guard's own thread that reads it, and the version probe of the fingerprint that starts
+/// with the check). The instant count, not the load average: the average lags by a minute,
+/// long after the guard's own previous check ended.
 fn spare(m: Option<Machine>, targets: usize) -> bool {
-    targets <= 1 && m.is_some_and(|m| m.cores >= 2 && m.procs_running < m.cores)
+    targets <= 1 && m.is_some_and(|m| m.cores >= 2 && m.procs_running <= m.cores)
 }
 
 /// Whether a new server waits: the guard checks several servers at once (`targets`), already
@@ -282,18 +312,37 @@ mod tests {
         })
     }
 
+    #[tokio::test]
+    async fn cpu_heavy_starts_take_one_slot_per_core() {
+        assert!(!is_heavy(None));
+        assert!(!is_heavy(Some(HEAVY_START_CPU)));
+        assert!(is_heavy(Some(HEAVY_START_CPU + Duration::from_millis(10))));
+        // A start-up that sleeps takes no slot, however many there are.
+        assert!(heavy_start(false).await.is_none());
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let mut held = Vec::new();
+        for _ in 0..cores {
+            held.push(heavy_start(true).await.expect("a slot"));
+        }
+        let next = tokio::time::timeout(Duration::from_millis(50), heavy_start(true)).await;
+        assert!(next.is_err(), "a start beyond one per core went through");
+        held.pop();
+        let next = tokio::time::timeout(Duration::from_secs(5), heavy_start(true)).await;
+        assert!(next.is_ok_and(|slot| slot.is_some()), "a freed slot was not given");
+    }
+
     #[test]
     fn a_process_that_may_be_thrown_away_starts_only_with_room_to_spare() {
-        // One server, a core idle now (the guard's reader is the one runnable): yes, whatever
-        // the lagging load average says of a check that just ended.
+        // One server, no more runnable than cores now (the guard's reader and its version
+        // probe): yes, whatever the lagging load average says of a check that just ended.
         assert!(spare(machine(2, 1, 0.3), 1));
-        assert!(spare(machine(2, 1, 2.5), 1));
+        assert!(spare(machine(2, 2, 2.5), 1));
         assert!(spare(machine(8, 3, 2.0), 0));
         // Several servers in flight (a registry's run): never, however idle the machine.
         assert!(!spare(machine(8, 1, 0.0), 2));
-        // One core, every core busy now, or a load that cannot be read: no.
+        // One core, more runnable than cores now, or a load that cannot be read: no.
         assert!(!spare(machine(1, 0, 0.0), 1));
-        assert!(!spare(machine(2, 2, 0.5), 1));
+        assert!(!spare(machine(2, 3, 0.5), 1));
         assert!(!spare(machine(2, 5, 0.5), 1));
         assert!(!spare(None, 1));
     }

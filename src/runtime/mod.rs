@@ -53,6 +53,9 @@ pub struct RunSpec {
     pub effects: Option<effects::EffectsSpec>,
     /// Run the server a second time in the other stdio buffering mode (`--unbuffered-rerun`).
     pub unbuffered_rerun: bool,
+    /// The server's start-up is known to be CPU-heavy (its main run said so): this run's process
+    /// starts through [`load::heavy_start`].
+    pub heavy_start: bool,
 }
 
 /// Runs the server once, start to finish. Never panics on server behaviour; always returns a
@@ -189,8 +192,10 @@ async fn discard(spec: &RunSpec, started: Started) {
         mut s,
         mut server,
         instruments,
+        slot,
         ..
     } = started;
+    drop(slot);
     s.link.close_stdin(std::time::Duration::ZERO).await;
     s.wait_exit(tokio::time::Instant::now() + spec.ladder.stdin_grace)
         .await;
@@ -271,6 +276,7 @@ pub async fn extra_checks_from(
         if spec.unbuffered_rerun && started {
             let started = Instant::now();
             let (mode, mut rerun_spec) = buffering_rerun_spec(spec);
+            rerun_spec.heavy_start = load::is_heavy(ready.startup_cpu);
             // Pollution does not depend on the era: a server that speaks the legacy era is
             // rerun in it alone (one process, not two).
             if one_era {
@@ -466,6 +472,8 @@ struct Started {
     server: process::ServerProcess,
     instruments: Option<effects::Instruments>,
     output_limits: OutputRecord,
+    /// The start slot of a CPU-heavy start-up, given back once the handshake is answered.
+    slot: Option<tokio::sync::SemaphorePermit<'static>>,
 }
 
 /// Spawns the server process of a run; the record of the run when it could not start. `early`:
@@ -476,6 +484,9 @@ async fn start_run(
     discover: bool,
     early: bool,
 ) -> Result<Started, Box<RunRecord>> {
+    // A CPU-heavy start-up waits for a slot first: the run's clock starts after (the wait is
+    // the guard's, not the server's).
+    let slot = load::heavy_start(spec.heavy_start).await;
     let start = Instant::now();
     let output_limits = OutputRecord {
         max_stdout_bytes: spec.spawn.limits.max_total_bytes,
@@ -542,6 +553,7 @@ async fn start_run(
         server,
         instruments,
         output_limits,
+        slot,
     })
 }
 
@@ -563,8 +575,10 @@ async fn finish_run(
         mut server,
         instruments,
         output_limits,
+        slot,
     } = started;
     let neg = negotiate(&mut s, spec, discover, stateless).await;
+    drop(slot);
     let init_time = start.elapsed();
     let startup_cpu = s
         .busy_probe

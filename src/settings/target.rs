@@ -269,6 +269,7 @@ fn run_spec(f: &Flags, cfg: &FileConfig, l: &Layers) -> Result<RunSpec, Failure>
         },
         effects,
         unbuffered_rerun: l.bool(&table::UNBUFFERED_RERUN),
+        heavy_start: false,
     })
 }
 

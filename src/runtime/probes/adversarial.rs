@@ -24,7 +24,7 @@ use crate::runtime::record::{
     AdversarialRecord, Era, ProbeRecord, ProbeStatus, RunRecord, SessionState, ShutdownStage,
 };
 use crate::runtime::session::{Outcome, Reply, Session};
-use crate::runtime::{RunSpec, process};
+use crate::runtime::{RunSpec, load, process};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -136,7 +136,9 @@ pub async fn run(
         return (AdversarialRecord { probes }, Vec::new());
     }
     let alone = std::env::var_os(ALONE_ENV).is_some_and(|v| !v.is_empty() && v != "0");
-    let spec = Arc::new(spec.clone());
+    let mut spec = spec.clone();
+    spec.heavy_start = load::is_heavy(ready.startup_cpu);
+    let spec = Arc::new(spec);
     let ctx = Arc::new(ctx);
     let order: Vec<String> = plan.iter().map(|p| p.name.clone()).collect();
     // A probe that ends its process with stdin EOF is a lane of its own, started with the
@@ -177,14 +179,12 @@ pub async fn run(
     (record, merge_across_probes(issues))
 }
 
-/// A server whose start costs more CPU than this gets three quarters of the lanes: each lane pays one
-/// start-up, and a handful of probes per process cost far less than another start.
-const SLOW_START_CPU: Duration = Duration::from_millis(300);
-
-/// How many lanes the probes of a server get: `jobs` (two per core), fewer when its start-up
-/// (the CPU its process group used to the handshake's answer, in the main run) is expensive.
+/// How many lanes the probes of a server get: `jobs` (two per core), three quarters of them when
+/// its start-up (the CPU its process group used to the handshake's answer, in the main run) is
+/// CPU-heavy ([`load::HEAVY_START_CPU`]): each lane pays one start-up, and a handful of probes per
+/// process cost far less than another start.
 fn lanes_for(jobs: usize, ready: &Ready) -> usize {
-    if ready.startup_cpu.is_some_and(|c| c > SLOW_START_CPU) {
+    if load::is_heavy(ready.startup_cpu) {
         (jobs * 3 / 4).max(1)
     } else {
         jobs.max(1)
@@ -414,6 +414,8 @@ async fn start_process(
     ctx: &Context,
     first_probe: &str,
 ) -> Result<ProbeProcess, String> {
+    // A CPU-heavy start-up waits for a slot, held until the handshake is answered.
+    let slot = load::heavy_start(spec.heavy_start).await;
     let start = std::time::Instant::now();
     let mut instruments = match &spec.effects {
         Some(e) => Some(Instruments::start(e, start).await),
@@ -427,7 +429,7 @@ async fn start_process(
         spawn.env.extend(i.env.iter().cloned());
     }
     let hook = instruments.as_ref().and_then(Instruments::spawn_hook);
-    let gate = crate::runtime::load::pace().await;
+    let gate = load::pace().await;
     let spawned = process::spawn_with(&spawn, start, hook);
     drop(gate);
     let (link, server) = match spawned {
@@ -451,6 +453,7 @@ async fn start_process(
     // inconclusive probes.
     s.cfg.timeout = spec.session.timeout * 2;
     let ready = handshake(&mut s, ctx, spec).await;
+    drop(slot);
     s.cfg.timeout = spec.session.timeout;
     let proc = ProbeProcess {
         s,
