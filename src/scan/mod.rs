@@ -212,7 +212,7 @@ pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
                     .spawn_scoped(s, || {
                         let mut mine = Vec::new();
                         let scan = |i: usize, size: u64| {
-                            let o = scan_file_guarded(&files[i], opts);
+                            let o = scan_file_guarded(&files[i], size, opts);
                             budget.release(size);
                             (i, o)
                         };
@@ -292,9 +292,10 @@ pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
 const LARGE_FILE_BYTES: u64 = 256 * 1024;
 
 /// The most bytes of large files scanned at once: a tree costs tens of bytes per parsed byte,
-/// so two bundles of a few MB parsed side by side would take hundreds of MB. A file larger than
-/// this is scanned when no other large file is.
-const LARGE_FILES_IN_FLIGHT_BYTES: u64 = 3 * 1024 * 1024;
+/// so two bundles of a few MB parsed side by side would take hundreds of MB (two of React's
+/// 1 MB development builds, parsed almost whole, took 60 MB together). A file larger than this
+/// is scanned when no other large file is.
+const LARGE_FILES_IN_FLIGHT_BYTES: u64 = 2 * 1024 * 1024;
 
 /// The memory budget of the workers: the bytes of large files in flight, and the large files
 /// deferred until the budget has room (so no worker idles while one waits).
@@ -418,8 +419,8 @@ thread_local! {
 
 /// A bug in an analyzer must cost one file, never the scan: the file counts as skipped and its
 /// parser is rebuilt.
-fn scan_file_guarded(file: &Candidate, opts: &ScanOptions) -> FileOutcome {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| scan_file(file, opts))) {
+fn scan_file_guarded(file: &Candidate, size: u64, opts: &ScanOptions) -> FileOutcome {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| scan_file(file, size, opts))) {
         Ok(outcome) => outcome,
         Err(_) => {
             PARSERS.with(|cell| cell.borrow_mut().clear());
@@ -431,9 +432,9 @@ fn scan_file_guarded(file: &Candidate, opts: &ScanOptions) -> FileOutcome {
     }
 }
 
-fn scan_file(file: &Candidate, opts: &ScanOptions) -> FileOutcome {
+/// Scans one file of `size` bytes (as the walk saw it: the file is looked at once).
+fn scan_file(file: &Candidate, size: u64, opts: &ScanOptions) -> FileOutcome {
     let mut out = FileOutcome::default();
-    let size = std::fs::metadata(&file.path).map(|m| m.len()).unwrap_or(0);
     if size > opts.max_file_size {
         out.skipped = true;
         note(
@@ -447,11 +448,20 @@ fn scan_file(file: &Candidate, opts: &ScanOptions) -> FileOutcome {
         );
         return out;
     }
-    let Ok(bytes) = std::fs::read(&file.path) else {
+    let Ok(bytes) = read(&file.path, size) else {
         out.skipped = true;
         return out;
     };
     scan_bytes(file, bytes, opts)
+}
+
+/// Reads a file whose size the walk knows (`std::fs::read` would look it up again); a file
+/// that grew since is read to its end.
+fn read(path: &Path, size: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
+    std::fs::File::open(path)?.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Everything after the read: binary check, language, prefilter and plan, parse, analysis,

@@ -1,12 +1,16 @@
 //! The JavaScript/TypeScript lexer of the plan: strings, templates (with their `${}` code),
-//! regular expressions and comments; statements start in column 0 outside brackets.
+//! regular expressions and comments; statements start in column 0 outside brackets. Large kept
+//! statements are planned inside their function bodies (`blocks`).
+
+mod blocks;
 
 use super::{
-    Plan, SHORT_STATEMENT, Stmt, Vocab, WordSet, follow_aliases, is_ident, is_ident_start,
-    owner_before, push_range, word_at,
+    Plan, SHORT_STATEMENT, Stmt, Vocab, follow_aliases, is_ident, is_ident_start, owner_before,
+    push_range, word_at,
 };
 use crate::scan::lang::Lang;
 use crate::scan::sinks::javascript::{GLOBAL_OBJECTS, GLOBALS};
+use blocks::block_parts;
 use std::ops::Range;
 use std::sync::LazyLock;
 
@@ -48,6 +52,11 @@ const STATEMENT_KEYWORDS: &[&[u8]] = &[
     b"switch",
     b"break",
     b"continue",
+];
+
+/// Keywords before a `(...)` whose `{` opens a block of the enclosing function, not a function.
+const CONTROL_KEYWORDS: &[&[u8]] = &[
+    b"if", b"for", b"while", b"switch", b"catch", b"with", b"await",
 ];
 
 /// Reserved words: never a name that a kept statement's binding could be about.
@@ -153,7 +162,7 @@ pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
         // Large kept statements (bundles wrapped in one function, big functions) are parsed
         // with only the statements of their function bodies that can matter.
         let parts = if keep[i] {
-            block_parts(src, s.start..s.end, s.row, &names, region_min_bytes / 16, 0)
+            block_parts(src, s.start..s.end, s.row, &names, region_min_bytes / 16)
         } else {
             None
         };
@@ -169,111 +178,6 @@ pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
     } else {
         Plan::Ranges(ranges)
     }
-}
-
-/// The kept parts of a large kept statement: everything but the statements of its outermost
-/// function bodies, of which only those that can matter stay: candidates, short simple
-/// statements, and every statement that mentions a name the kept ones use (so the bindings of
-/// those names stay, wherever they are hoisted from), recursively into large kept statements.
-/// A body none of whose statements matters is left empty. `None`: keep it whole.
-fn block_parts(
-    src: &[u8],
-    span: Range<usize>,
-    row: usize,
-    extra: &WordSet,
-    min_bytes: usize,
-    depth: u32,
-) -> Option<Vec<(Range<usize>, usize)>> {
-    if span.len() < min_bytes || depth > 8 {
-        return None;
-    }
-    let mut lexed = Lexer::span(src, span.clone(), row, true);
-    lexed.run();
-    if lexed.depth != 0
-        || lexed.in_template
-        || lexed.cur.malformed
-        || lexed.stmts.iter().any(|s| s.malformed)
-    {
-        return None;
-    }
-    let bodies: Vec<Range<usize>> = std::mem::take(&mut lexed.bodies)
-        .into_iter()
-        .filter(|b| b.len() >= min_bytes)
-        .collect();
-    if bodies.is_empty() {
-        return None;
-    }
-    let rows = Rows::new(src, span.start, row);
-    let mut parts: Vec<(Range<usize>, usize)> = Vec::new();
-    let mut from = span.start;
-    for body in bodies {
-        push_range(&mut parts, from..body.start, rows.at(from));
-        for (r, row) in body_parts(
-            src,
-            body.clone(),
-            rows.at(body.start),
-            extra,
-            min_bytes,
-            depth,
-        )? {
-            push_range(&mut parts, r, row);
-        }
-        from = body.end;
-    }
-    push_range(&mut parts, from..span.end, rows.at(from));
-    Some(parts)
-}
-
-/// The statements of one function body that can matter (see [`block_parts`]).
-fn body_parts(
-    src: &[u8],
-    body: Range<usize>,
-    row: usize,
-    extra: &WordSet,
-    min_bytes: usize,
-    depth: u32,
-) -> Option<Vec<(Range<usize>, usize)>> {
-    let members = Lexer::span(src, body, row, true).statements();
-    if members.iter().any(|m| m.malformed) {
-        return None;
-    }
-    let uses = |m: &Stmt, set: &WordSet| m.idents.iter().any(|r| set.contains(&src[r.clone()]));
-    let mut names: WordSet = extra.clone();
-    let mut keep: Vec<bool> = members
-        .iter()
-        .map(|m| m.hit || (!m.block && m.end - m.start <= SHORT_STATEMENT) || uses(m, &names))
-        .collect();
-    // Everything the kept statements mention may be bound anywhere in the body.
-    for _ in 0..3 {
-        let before = names.len();
-        for (m, k) in members.iter().zip(&keep) {
-            if *k {
-                names.extend(
-                    m.idents
-                        .iter()
-                        .map(|r| &src[r.clone()])
-                        .filter(|w| !RESERVED.contains(w)),
-                );
-            }
-        }
-        for (m, k) in members.iter().zip(keep.iter_mut()) {
-            *k |= uses(m, &names);
-        }
-        if names.len() == before {
-            break;
-        }
-    }
-    let mut parts = Vec::new();
-    for (m, k) in members.iter().zip(&keep) {
-        if !*k {
-            continue;
-        }
-        let inner = block_parts(src, m.start..m.end, m.row, &names, min_bytes, depth + 1);
-        for (r, row) in inner.unwrap_or_else(|| vec![(m.start..m.end, m.row)]) {
-            push_range(&mut parts, r, row);
-        }
-    }
-    Some(parts)
 }
 
 /// Rows of positions at or after a start, counted as the positions go forward.
@@ -364,9 +268,21 @@ struct Lexer<'s> {
     /// Inside a block (a function body): statements end at `;` and at a `}` followed by a
     /// statement keyword, not at line starts.
     block: bool,
-    /// The open brackets: the byte that opened each, where, and whether it opened a function
-    /// body (`) {`, `=> {`).
-    open: Vec<(u8, usize, bool)>,
+    /// The open brackets: the byte that opened each, where, whether it opened a body (`) {`,
+    /// `=> {`), how many identifiers the statement had then, and whether the body is a
+    /// function's (not `if (...) {`, `for (...) {`, `catch (...) {`).
+    open: Vec<(u8, usize, bool, usize, bool)>,
+    /// Where the `(` of the last `)` was.
+    paren_open: usize,
+    /// The last bracket group closed was a subscript (`a[k]`).
+    subscript: bool,
+    /// Declarations being read (`var`/`let`/`const`): the bracket depth each began at, and
+    /// whether its initializer (after `=`) is being read; names in its pattern are writes.
+    decls: Vec<(i32, bool)>,
+    /// The next word is a declared name (after `function`, `class`).
+    name_next: bool,
+    /// Where (in `cur.idents`) the bracket group closed last began: `[a, b] = v` writes both.
+    last_group: usize,
     /// The contents of the outermost function bodies met, in order.
     bodies: Vec<Range<usize>>,
     stmts: Vec<Stmt>,
@@ -396,6 +312,11 @@ impl<'s> Lexer<'s> {
             src: &src[..span.end],
             block,
             open: Vec::new(),
+            decls: Vec::new(),
+            paren_open: 0,
+            subscript: false,
+            name_next: false,
+            last_group: 0,
             bodies: Vec::new(),
             stmts: Vec::new(),
             cur: Stmt {
@@ -484,7 +405,8 @@ impl<'s> Lexer<'s> {
             }
             _ if src.get(self.i + 1) == Some(&b'{') => {
                 self.templates.push(self.depth);
-                self.open.push((b'$', self.i, false));
+                self.open
+                    .push((b'$', self.i, false, self.cur.idents.len(), false));
                 self.depth += 1;
                 self.in_template = false;
                 self.prev = b'{';
@@ -533,6 +455,8 @@ impl<'s> Lexer<'s> {
             self.cur.start = self.i;
             self.cur.row = self.row;
             self.eq_seen = false;
+            self.decls.clear();
+            self.name_next = false;
             self.cur.import = word_at(self.src, self.i) == b"import";
         } else if self.i == 0 {
             self.cur.import = word_at(self.src, 0) == b"import";
@@ -566,6 +490,7 @@ impl<'s> Lexer<'s> {
                 self.cur.malformed |= !closed;
                 if VOCAB.string_hit(&src[(self.i + 1).min(end)..end]) {
                     self.cur.hit = true;
+                    self.cur.hits.push(self.i);
                 }
                 self.i = (end + 1).min(src.len());
                 self.prev = b'"';
@@ -575,21 +500,42 @@ impl<'s> Lexer<'s> {
                 self.i += 1;
             }
             b'(' | b'[' | b'{' => {
+                // `function (x)`, `class {`: no name follows.
+                self.name_next = false;
                 let body = b == b'{' && self.body_starts();
+                let function = body && self.function_body();
                 self.cur.block |= b == b'{' && self.depth == 0;
-                self.open.push((b, self.i, body));
+                self.open
+                    .push((b, self.i, body, self.cur.idents.len(), function));
                 self.depth += 1;
                 self.prev = b;
                 self.i += 1;
             }
             b')' | b']' | b'}' => self.close(b),
-            b';' if self.block && self.depth == 0 => {
+            b';' => {
+                if self.decls.last().is_some_and(|d| d.0 == self.depth) {
+                    self.decls.pop();
+                }
                 self.prev = b;
                 self.i += 1;
-                self.end_statement();
+                if self.block && self.depth == 0 {
+                    self.end_statement();
+                }
+            }
+            b',' => {
+                if let Some(d) = self.decls.last_mut()
+                    && d.0 == self.depth
+                {
+                    d.1 = false;
+                }
+                self.prev = b;
+                self.i += 1;
             }
             b'=' => {
                 let next = src.get(self.i + 1).copied();
+                if !matches!(next, Some(b'=' | b'>')) {
+                    self.assigned();
+                }
                 if self.depth == 0
                     && !matches!(next, Some(b'=' | b'>'))
                     && !matches!(self.prev, b'!' | b'<' | b'>' | b'=')
@@ -614,10 +560,24 @@ impl<'s> Lexer<'s> {
         self.cur.malformed |= self.depth == 0;
         self.depth = (self.depth - 1).max(0);
         let opened = self.open.pop();
-        if let Some((b'{', at, true)) = opened
+        if let Some((b'{', at, true, ..)) = opened
             && !self.open.iter().any(|o| o.2)
         {
             self.bodies.push(at + 1..self.i);
+        }
+        if let Some((open, at, _, idents, _)) = opened {
+            self.last_group = idents;
+            self.subscript = open == b'['
+                && self.src[..at]
+                    .trim_ascii_end()
+                    .last()
+                    .is_some_and(|&c| is_ident(c) || matches!(c, b')' | b']' | b'$'));
+            if open == b'(' {
+                self.paren_open = at;
+            }
+        }
+        while self.decls.last().is_some_and(|d| d.0 > self.depth) {
+            self.decls.pop();
         }
         if b == b'}' && self.templates.last() == Some(&self.depth) {
             self.templates.pop();
@@ -636,10 +596,37 @@ impl<'s> Lexer<'s> {
         before.ends_with(b")") || before.ends_with(b"=>")
     }
 
+    /// Is the body opening here a function's: after `=>`, or after a `(...)` that no control
+    /// keyword (`if`, `for`, `while`, `switch`, `catch`, `with`, `for await`) starts?
+    fn function_body(&self) -> bool {
+        if self.src[..self.i].trim_ascii_end().ends_with(b"=>") {
+            return true;
+        }
+        let before = self.src[..self.paren_open.min(self.i)].trim_ascii_end();
+        let mut k = before.len();
+        while k > 0 && (is_ident(before[k - 1]) || before[k - 1] == b'$') {
+            k -= 1;
+        }
+        !CONTROL_KEYWORDS.contains(&&before[k..])
+    }
+
     /// After a block's `}`: does a statement keyword (which cannot go on with an expression)
     /// or the end of the block come next?
     fn statement_follows(&self) -> bool {
-        let rest = self.src[self.i..].trim_ascii_start();
+        let mut rest = self.src[self.i..].trim_ascii_start();
+        // Comments in between (closed ones: an unclosed comment is malformed anyway).
+        loop {
+            if rest.starts_with(b"//") {
+                let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+                rest = rest[end..].trim_ascii_start();
+            } else if rest.starts_with(b"/*")
+                && let Some(p) = memchr::memmem::find(&rest[2..], b"*/")
+            {
+                rest = rest[2 + p + 2..].trim_ascii_start();
+            } else {
+                break;
+            }
+        }
         rest.is_empty() || STATEMENT_KEYWORDS.contains(&word_at(rest, 0))
     }
 
@@ -650,6 +637,34 @@ impl<'s> Lexer<'s> {
         self.cur.start = self.i;
         self.cur.row = self.row;
         self.eq_seen = false;
+        self.decls.clear();
+        self.name_next = false;
+    }
+
+    /// An `=` (not `==`, `=>`, `+=`): the name before it is assigned (`x = v`, `this.x = v`),
+    /// or every name of the bracket group before it (`[a, b] = v`); a declaration's pattern
+    /// ends at it.
+    fn assigned(&mut self) {
+        let n = self.cur.idents.len();
+        let declarator = self.decls.last().is_some_and(|d| !d.1 && d.0 == self.depth);
+        let targets = match self.prev {
+            // A declarator's `=`: its names were read as declarations.
+            _ if declarator => 0..0,
+            b'w' => n.saturating_sub(1)..n,
+            // `a[k] = v` assigns no name (`[a, b] = v` does).
+            b']' if self.subscript => 0..0,
+            b')' | b']' | b'}' => self.last_group.min(n)..n,
+            _ => 0..0,
+        };
+        for k in targets {
+            let r = self.cur.idents[k].clone();
+            self.cur.writes.push(r);
+        }
+        if let Some(d) = self.decls.last_mut()
+            && d.0 == self.depth
+        {
+            d.1 = true;
+        }
     }
 
     /// After these, a `/` starts a regular expression literal, not a division.
@@ -706,8 +721,32 @@ impl<'s> Lexer<'s> {
         let w = &src[start..self.i];
         if word_hit(src, start, self.i) {
             self.cur.hit = true;
+            self.cur.hits.push(start);
         }
+        let member = self.prev == b'.';
         self.cur.idents.push(start..self.i);
+        // A name declared inside a function of the statement is that function's own: it binds
+        // nothing the statement's neighbours see. Assignments may be to an outer name.
+        let declared = std::mem::take(&mut self.name_next)
+            || self.decls.last().is_some_and(|d| !d.1 && self.depth >= d.0);
+        if declared && !self.open.iter().any(|o| o.4) {
+            self.cur.writes.push(start..self.i);
+        }
+        if !member {
+            match w {
+                b"var" | b"let" | b"const" => {
+                    if self.decls.last().is_some_and(|d| d.0 == self.depth) {
+                        self.decls.pop();
+                    }
+                    self.decls.push((self.depth, false));
+                }
+                b"function" | b"class" => self.name_next = true,
+                b"in" | b"of" if self.decls.last().is_some_and(|d| d.0 == self.depth) => {
+                    self.decls.pop();
+                }
+                _ => {}
+            }
+        }
         if !self.eq_seen && !self.cur.import && !DECLARATION_WORDS.contains(&w) {
             self.cur.bound.push(start..self.i);
         }

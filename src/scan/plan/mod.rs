@@ -199,6 +199,11 @@ struct Stmt {
     idents: Vec<Range<usize>>,
     /// Identifiers bound by an import or before `=` in a simple statement.
     bound: Vec<Range<usize>>,
+    /// JavaScript: identifiers declared (`var`/`let`/`const` patterns, `function`/`class`
+    /// names) or assigned with `=` (`x = v`, `this.x = v`, `[a, b] = v`) anywhere inside.
+    writes: Vec<Range<usize>>,
+    /// JavaScript: where the candidates that make `hit` are.
+    hits: Vec<usize>,
     /// An `=` at bracket depth 0: an assignment.
     assign: bool,
     /// Attributes assigned as `self.<name> = ...` anywhere inside.
