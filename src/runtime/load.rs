@@ -328,7 +328,10 @@ mod tests {
         assert!(next.is_err(), "a start beyond one per core went through");
         held.pop();
         let next = tokio::time::timeout(Duration::from_secs(5), heavy_start(true)).await;
-        assert!(next.is_ok_and(|slot| slot.is_some()), "a freed slot was not given");
+        assert!(
+            next.is_ok_and(|slot| slot.is_some()),
+            "a freed slot was not given"
+        );
     }
 
     #[test]
