@@ -200,6 +200,16 @@ async fn discard(spec: &RunSpec, started: Started) {
     s.wait_exit(tokio::time::Instant::now() + spec.ladder.stdin_grace)
         .await;
     server.signal_group(process::GroupSignal::Kill);
+    reap_killed(&mut s, &mut server).await;
+    if let Some(i) = instruments {
+        i.finish().await;
+    }
+}
+
+/// After the guard sent SIGKILL to a process's group it does not judge (a discarded early
+/// process, a probe process whose verdicts are in): waits for the exit (bounded), kills what is
+/// left of its run, forgets the run and stops reading its pipes.
+pub(crate) async fn reap_killed(s: &mut Session, server: &mut process::ServerProcess) {
     s.wait_exit(tokio::time::Instant::now() + std::time::Duration::from_secs(2))
         .await;
     let left = server.descendants().await;
@@ -210,9 +220,6 @@ async fn discard(spec: &RunSpec, started: Started) {
     server
         .finish_stderr(std::time::Duration::from_millis(200))
         .await;
-    if let Some(i) = instruments {
-        i.finish().await;
-    }
 }
 
 /// Where a run's processes tell the once-per-target checks they may start (the first to get

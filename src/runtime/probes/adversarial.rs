@@ -600,14 +600,7 @@ async fn kill_and_collect(
         }
         tokio::time::sleep(Duration::from_millis(1)).await;
     }
-    s.wait_exit(tokio::time::Instant::now() + Duration::from_secs(2))
-        .await;
-    let left = server.descendants().await;
-    process::kill_all(&left);
-    server.signal_group(process::GroupSignal::Kill);
-    process::forget_run(server.pid);
-    s.link.stop_reading();
-    server.finish_stderr(Duration::from_millis(200)).await;
+    crate::runtime::reap_killed(&mut s, &mut server).await;
     let effects = match instruments {
         Some(i) => Some(i.finish().await.effects),
         None => None,
