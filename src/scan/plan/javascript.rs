@@ -121,11 +121,12 @@ const DECLARATION_WORDS: &[&[u8]] = &[
 /// Whether the identifier at `src[start..end]` makes its statement a candidate: a candidate
 /// word used as one (`process.stdout`, `globalThis.console`, a bare `stdout` from
 /// destructuring; not `proc.stdout`, `this.console`, `console.error`), or a write to file
-/// descriptor 1 (`writeSync(1, ...)`, `{ fd: 1 }`).
-fn word_hit(src: &[u8], start: usize, end: usize) -> bool {
+/// descriptor 1 (`writeSync(1, ...)`, `{ fd: 1 }`). `member`: the token before it (comments
+/// aside) is a `.`; only then can it have an owner (a comment ending in `user.` is none).
+fn word_hit(src: &[u8], start: usize, end: usize, member: bool) -> bool {
     let v = &*VOCAB;
     if v.is_word(&src[start..end])
-        && owner_before(src, start, b"?\n\r)!").is_none_or(|o| v.owned_by(o))
+        && (!member || owner_before(src, start, b"?\n\r)!").is_none_or(|o| v.owned_by(o)))
         && v.continues(src, start, end)
     {
         return true;
@@ -207,6 +208,8 @@ impl<'s> Rows<'s> {
 /// strings and comments (template literals count as code, their `${}` parts are code).
 pub fn javascript(src: &[u8]) -> Plan {
     let mut i = 0usize;
+    // The last byte of code before `i` that is no blank (comments are not code).
+    let mut prev = b';';
     while i < src.len() {
         let b = src[i];
         match b {
@@ -226,17 +229,24 @@ pub fn javascript(src: &[u8]) -> Plan {
                     return Plan::Whole;
                 }
                 i = end + 1;
+                prev = b'"';
             }
             _ if is_ident_start(b) || b == b'$' => {
                 let start = i;
                 while i < src.len() && (is_ident(src[i]) || src[i] == b'$') {
                     i += 1;
                 }
-                if word_hit(src, start, i) {
+                if word_hit(src, start, i, prev == b'.') {
                     return Plan::Whole;
                 }
+                prev = b'w';
             }
-            _ => i += 1,
+            _ => {
+                if !b.is_ascii_whitespace() {
+                    prev = b;
+                }
+                i += 1;
+            }
         }
     }
     Plan::Skip
@@ -719,11 +729,11 @@ impl<'s> Lexer<'s> {
             self.i += 1;
         }
         let w = &src[start..self.i];
-        if word_hit(src, start, self.i) {
+        let member = self.prev == b'.';
+        if word_hit(src, start, self.i, member) {
             self.cur.hit = true;
             self.cur.hits.push(start);
         }
-        let member = self.prev == b'.';
         self.cur.idents.push(start..self.i);
         // A name declared inside a function of the statement is that function's own: it binds
         // nothing the statement's neighbours see. Assignments may be to an outer name.
@@ -829,6 +839,13 @@ mod tests {
         assert_eq!(javascript(b"console\n  .log(x)"), Plan::Whole);
         assert_eq!(javascript(b"console?.info(x)"), Plan::Whole);
         assert_eq!(javascript(b"const { stdout } = process;"), Plan::Whole);
+        // A comment ending in `word.` owns nothing on the next line.
+        assert_eq!(
+            javascript(b"// for the user.\nconsole.log(1);"),
+            Plan::Whole
+        );
+        assert_eq!(javascript(b"user. /* c */ console.log(1);"), Plan::Whole);
+        assert_eq!(javascript(b"user.\n  console.log(1);"), Plan::Skip);
     }
 
     #[test]

@@ -379,6 +379,10 @@ mod tests {
         assert!(v.string_hit(b"inherit") && v.string_hit(b"pino-pretty"));
         assert!(v.string_hit(b"node:child_process") && v.string_hit(b"consola/basic"));
         assert!(
+            v.string_hit(b"node:process"),
+            "`import proc from 'node:process'` … `proc.stdout`"
+        );
+        assert!(
             !v.string_hit(b"./util") && !v.string_hit(b"utility"),
             "not node's util"
         );

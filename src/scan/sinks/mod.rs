@@ -834,8 +834,14 @@ pub fn string_words(lang: Lang) -> Vec<&'static str> {
         .streams
         .iter()
         .chain(t.base.map_or(&[][..], |b| b.streams));
+    let js = matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx);
     for s in streams.filter(|s| s.dest == Dest::Stdout) {
         add(t.anchor(s.name));
+        // The module a stream belongs to, imported under a name of the program's choosing
+        // (`import proc from 'node:process'` … `proc.stdout`): its string is the only word.
+        if js && let Some((root, _)) = s.name.split_once('.') {
+            add(root);
+        }
     }
     t.extra_words
         .iter()
