@@ -40,7 +40,10 @@ fn every_adversarial_fixture_gets_exactly_its_expected_issues() {
 /// run with the probes sharing server processes (the default) and with each probe alone
 /// (`MCP_GUARD_PROBES_ALONE=1`), and each probe gets the same status, codes, session and reply
 /// class both ways. In both, no probe process outlives its verdicts by more than 100 ms
-/// (`processEndedMs`, measured by the guard from the verdict to the exit it observed).
+/// (`processEndedMs`, measured by the guard from the verdict to the exit it observed). That time
+/// is mostly the kernel scheduling the killed process on a machine this suite keeps busy, so a
+/// case over the limit is measured once more with nothing else of this test running, and fails
+/// only if it is over again (a guard that waited before killing is over every time).
 #[test]
 fn probe_verdicts_are_the_same_alone_and_shared() {
     let dir = repo().join("tests/fixtures/servers");
@@ -59,96 +62,110 @@ fn probe_verdicts_are_the_same_alone_and_shared() {
         })
         .collect();
     assert!(probed.len() >= 10, "only {} probed cases", probed.len());
-    let verdicts =
-        |case: &serde_json::Value, alone: bool| -> Vec<(String, String, String, String)> {
-            let mut args: Vec<String> = BASE_ARGS.iter().map(|s| s.to_string()).collect();
-            for a in case["args"].as_array().into_iter().flatten() {
-                args.push(a.as_str().unwrap().to_string());
-            }
-            let name = case["name"].as_str().unwrap();
-            let marker = format!("GUARD_CASE={name}-{}-{alone}", std::process::id());
-            args.extend(["--env".into(), marker, "--".into(), "python3".into()]);
-            args.push(case["server"].as_str().unwrap().to_string());
-            for a in case["serverArgs"].as_array().into_iter().flatten() {
-                args.push(a.as_str().unwrap().to_string());
-            }
-            let env: Vec<(String, String)> = if alone {
-                vec![("MCP_GUARD_PROBES_ALONE".into(), "1".into())]
-            } else {
-                Vec::new()
-            };
-            let unset: Vec<String> = case["unsetEnv"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|v| v.as_str().unwrap().to_string())
-                .collect();
-            let run = guard(
-                &args,
-                &dir,
-                &env,
-                &unset,
-                std::time::Duration::from_secs(120),
-            );
-            let json = run.json();
-            let probes = json["adversarial"]["probes"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default();
-            for p in &probes {
-                if let Some(ms) = p["processEndedMs"].as_u64() {
-                    assert!(
-                        ms <= 100,
-                        "{name}: probe {} process lived {ms} ms past its verdicts",
+    // The probes' verdicts, and the ones whose process outlived them by more than 100 ms.
+    type Verdicts = (Vec<(String, String, String, String)>, Vec<String>);
+    let verdicts = |case: &serde_json::Value, alone: bool| -> Verdicts {
+        let mut args: Vec<String> = BASE_ARGS.iter().map(|s| s.to_string()).collect();
+        for a in case["args"].as_array().into_iter().flatten() {
+            args.push(a.as_str().unwrap().to_string());
+        }
+        let name = case["name"].as_str().unwrap();
+        let marker = format!("GUARD_CASE={name}-{}-{alone}", std::process::id());
+        args.extend(["--env".into(), marker, "--".into(), "python3".into()]);
+        args.push(case["server"].as_str().unwrap().to_string());
+        for a in case["serverArgs"].as_array().into_iter().flatten() {
+            args.push(a.as_str().unwrap().to_string());
+        }
+        let env: Vec<(String, String)> = if alone {
+            vec![("MCP_GUARD_PROBES_ALONE".into(), "1".into())]
+        } else {
+            Vec::new()
+        };
+        let unset: Vec<String> = case["unsetEnv"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect();
+        let run = guard(
+            &args,
+            &dir,
+            &env,
+            &unset,
+            std::time::Duration::from_secs(120),
+        );
+        let json = run.json();
+        let probes = json["adversarial"]["probes"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let slow: Vec<String> = probes
+            .iter()
+            .filter_map(|p| {
+                let ms = p["processEndedMs"].as_u64()?;
+                (ms > 100).then(|| {
+                    format!(
+                        "{name} (alone: {alone}): probe {} process lived {ms} ms past its verdicts",
                         p["name"]
-                    );
-                }
-            }
-            probes
-                .iter()
-                .map(|p| {
-                    let reply = p["reply"]
-                        .as_str()
-                        .unwrap_or("")
-                        .split(' ')
-                        .next()
-                        .unwrap_or("")
-                        .to_string();
-                    (
-                        format!(
-                            "{} {}",
-                            p["name"].as_str().unwrap_or(""),
-                            p["status"].as_str().unwrap_or("")
-                        ),
-                        p["issueCodes"].to_string(),
-                        p["session"].as_str().unwrap_or("").to_string(),
-                        reply,
                     )
                 })
-                .collect()
-        };
-    // Four cases at a time, each run both ways at once.
+            })
+            .collect();
+        let list = probes
+            .iter()
+            .map(|p| {
+                let reply = p["reply"]
+                    .as_str()
+                    .unwrap_or("")
+                    .split(' ')
+                    .next()
+                    .unwrap_or("")
+                    .to_string();
+                (
+                    format!(
+                        "{} {}",
+                        p["name"].as_str().unwrap_or(""),
+                        p["status"].as_str().unwrap_or("")
+                    ),
+                    p["issueCodes"].to_string(),
+                    p["session"].as_str().unwrap_or("").to_string(),
+                    reply,
+                )
+            })
+            .collect();
+        (list, slow)
+    };
+    // Four cases at a time, each run shared, then alone.
     let queue = std::sync::Mutex::new(probed);
     let differ = std::sync::Mutex::new(Vec::new());
+    let slow = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..4 {
             scope.spawn(|| {
                 while let Some(case) = { queue.lock().unwrap().pop() } {
-                    let (shared, alone) = std::thread::scope(|both| {
-                        let shared = both.spawn(|| verdicts(case, false));
-                        let alone = both.spawn(|| verdicts(case, true));
-                        (shared.join().unwrap(), alone.join().unwrap())
-                    });
-                    if shared != alone {
+                    let (shared, alone) = (verdicts(case, false), verdicts(case, true));
+                    for (mode, run) in [(false, &shared), (true, &alone)] {
+                        if !run.1.is_empty() {
+                            slow.lock().unwrap().push((case, mode));
+                        }
+                    }
+                    if shared.0 != alone.0 {
                         differ.lock().unwrap().push(format!(
-                            "{}:\n  shared: {shared:?}\n  alone:  {alone:?}",
-                            case["name"]
+                            "{}:\n  shared: {:?}\n  alone:  {:?}",
+                            case["name"], shared.0, alone.0
                         ));
                     }
                 }
             });
         }
     });
+    let slow_again: Vec<String> = slow
+        .into_inner()
+        .unwrap()
+        .into_iter()
+        .flat_map(|(case, alone)| verdicts(case, alone).1)
+        .collect();
+    assert!(slow_again.is_empty(), "{}", slow_again.join("\n"));
     let differ = differ.into_inner().unwrap();
     assert!(
         differ.is_empty(),

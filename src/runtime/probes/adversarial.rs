@@ -586,20 +586,17 @@ async fn kill_and_collect(
         ..
     } = proc;
     let killed_at = s.now();
-    server.signal_group(process::GroupSignal::Kill);
-    // When the kernel has it dead (measured, not slept): a look every millisecond.
-    let mut ended = None;
-    for _ in 0..2000 {
-        if s.exited.is_some_and(|(at, _)| at <= killed_at) {
-            ended = s.exited.map(|(at, _)| at);
-            break;
+    // When the kernel has it dead (measured, not slept).
+    let ended = match s.exited.filter(|(at, _)| *at <= killed_at) {
+        Some((at, _)) => {
+            server.signal_group(process::GroupSignal::Kill);
+            Some(at)
         }
-        if server.is_gone() {
-            ended = Some(s.now());
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(1)).await;
-    }
+        None => server
+            .kill_group_and_watch(Duration::from_secs(2))
+            .await
+            .map(|seen| s.now().saturating_sub(seen.elapsed())),
+    };
     crate::runtime::reap_killed(&mut s, &mut server).await;
     let effects = match instruments {
         Some(i) => Some(i.finish().await.effects),

@@ -162,6 +162,34 @@ impl ServerProcess {
         }
     }
 
+    /// Kills the server's whole group now and waits, at most `limit`, until the kernel has the
+    /// server process dead; when that was seen (`None`: still alive at `limit`). On Linux the
+    /// death wakes a thread of its own through a pidfd (one wake-up, not a poll loop on the async
+    /// workers, whose timers run late on a saturated machine); elsewhere `is_gone` is asked every
+    /// millisecond.
+    pub async fn kill_group_and_watch(&self, limit: std::time::Duration) -> Option<Instant> {
+        #[cfg(target_os = "linux")]
+        let pidfd = sys::pidfd(self.pid);
+        self.signal_group(GroupSignal::Kill);
+        #[cfg(target_os = "linux")]
+        if let Some(fd) = pidfd {
+            return tokio::task::spawn_blocking(move || {
+                sys::wait_pidfd(&fd, limit).then(Instant::now)
+            })
+            .await
+            .ok()
+            .flatten();
+        }
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            if self.is_gone() {
+                return Some(Instant::now());
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        }
+        None
+    }
+
     /// Waits (bounded) for the stderr reader to drain what is left in the pipe.
     pub async fn finish_stderr(&mut self, grace: std::time::Duration) {
         if tokio::time::timeout(grace, &mut self.stderr_task)

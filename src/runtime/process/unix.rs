@@ -101,6 +101,44 @@ pub(super) fn signal_group(pid: u32, signal: GroupSignal) -> bool {
     killpg(Pid::from_raw(pid as i32), signal).is_ok()
 }
 
+/// A pidfd for the server process (Linux 5.3+; `None` elsewhere, on older kernels, or once the
+/// process was reaped). Opened before the group is signalled, while the pid is surely the
+/// server's: it stays bound to that process, and is readable once the process has exited.
+#[cfg(target_os = "linux")]
+pub(super) fn pidfd(pid: u32) -> Option<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+    // SAFETY: a non-negative result is a descriptor this process now owns.
+    (fd >= 0).then(|| unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as i32) })
+}
+
+/// Blocks until the pidfd's process has exited (true) or `limit` passed (false).
+#[cfg(target_os = "linux")]
+pub(super) fn wait_pidfd(fd: &std::os::fd::OwnedFd, limit: std::time::Duration) -> bool {
+    use std::os::fd::AsRawFd;
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let mut poll = libc::pollfd {
+            fd: fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = left.as_millis().min(i32::MAX as u128) as i32;
+        // SAFETY: one valid pollfd, its count, and a timeout.
+        let n = unsafe { libc::poll(&mut poll, 1, ms) };
+        if n > 0 {
+            return true;
+        }
+        let interrupted =
+            n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted;
+        if !interrupted || left.is_zero() {
+            return false;
+        }
+    }
+}
+
 /// Kills every process of one run (the guard is interrupted).
 pub(super) fn kill_run(pid: u32, marker: &str) {
     let _ = killpg(Pid::from_raw(pid as i32), Signal::SIGKILL);
