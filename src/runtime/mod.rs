@@ -80,13 +80,17 @@ pub async fn run_server_ready(
     // Told by whichever process first completes a legacy-era handshake and its lists: the only
     // one of a legacy server, the legacy one of a dual-era server.
     let ready: ReadySlot = std::sync::Arc::new(std::sync::Mutex::new(ready));
-    let early = spec.probes.discover && load::room_to_spare();
-    let (mut first, mut legacy) = eras(spec, run, &ready, early).await;
+    let speculate = if spec.probes.discover {
+        load::speculation()
+    } else {
+        None
+    };
+    let (mut first, mut legacy, early) = eras(spec, run, &ready, speculate).await;
     // Two instances of a single-instance server (a fixed port, a lock file) must not fail it: a
     // first process that exited before its handshake, beside a legacy process started early and
     // never used, is checked again with no process beside it.
     if early && legacy.is_none() && exited_before_handshake(&first) {
-        (first, legacy) = eras(spec, run, &ready, false).await;
+        (first, legacy, _) = eras(spec, run, &ready, None).await;
     }
     if first.era == Era::Stateless {
         return legacy_too(spec, run, first, legacy).await;
@@ -115,36 +119,60 @@ pub async fn run_server_ready(
 }
 
 /// The first process of a run (the era probe, then the handshake of the era it found) and, when
-/// it finds a stateless server, the legacy process beside it. `early`: the legacy process starts
-/// at once, held unsent to until the era is known ([`run_server_ready`]).
+/// it finds a stateless server, the legacy process beside it. `speculate`: when `server/discover`
+/// is not answered within that time and the machine has a core to spare, the legacy process
+/// starts then, held unsent to until the era is known ([`run_server_ready`]); the third value
+/// tells whether it did.
 async fn eras(
     spec: &RunSpec,
     run: u32,
     ready: &ReadySlot,
-    early: bool,
-) -> (RunRecord, Option<RunRecord>) {
+    speculate: Option<std::time::Duration>,
+) -> (RunRecord, Option<RunRecord>, bool) {
     // Eras side by side: the moment `server/discover` shows a stateless server, its legacy
     // handshake starts in a second process while the first goes on with its stateless checks.
     let (stateless_tx, stateless_rx) = tokio::sync::oneshot::channel();
-    let first = run_once(
-        spec,
-        run,
-        spec.probes.discover,
-        Ops::DeferIfStateless,
-        Some(stateless_tx),
-        Some(ready.clone()),
-    );
+    // Set when the first process's run is over: a discarded early process is not waited for
+    // past it.
+    let (first_done, first_over) = tokio::sync::watch::channel(false);
+    let first = async {
+        let record = run_once(
+            spec,
+            run,
+            spec.probes.discover,
+            Ops::DeferIfStateless,
+            Some(stateless_tx),
+            Some(ready.clone()),
+        )
+        .await;
+        let _ = first_done.send(true);
+        record
+    };
+    let speculated = std::sync::atomic::AtomicBool::new(false);
     let legacy = async {
-        // On a machine with room to spare, the legacy process starts at once, beside the era
-        // probe, and waits: its start-up (the costly part of a slow server) overlaps the first
+        // A slow starter on a machine with room to spare: the legacy process starts beside the
+        // era probe and waits; its start-up (the costly part of a slow server) overlaps the first
         // process's. Its late-output window runs from its own handshake, like every run's: the
         // era's `notifications/initialized` may be what makes a server write.
-        let early = match early {
-            true => Some(start_run(spec, run, false, true).await),
-            false => None,
-        };
+        let mut stateless_rx = stateless_rx;
+        let mut shown = None;
+        let mut early = None;
+        if let Some(after) = speculate {
+            tokio::select! {
+                answer = &mut stateless_rx => shown = Some(answer.is_ok()),
+                _ = tokio::time::sleep(after) => {
+                    if load::room_to_spare() {
+                        speculated.store(true, std::sync::atomic::Ordering::Relaxed);
+                        early = Some(start_run(spec, run, false, true).await);
+                    }
+                }
+            }
+        }
         let held = Instant::now();
-        let shown = stateless_rx.await.is_ok();
+        let shown = match shown {
+            Some(shown) => shown,
+            None => stateless_rx.await.is_ok(),
+        };
         match (shown, early) {
             (true, Some(Ok(mut started))) => {
                 started.held = held.elapsed();
@@ -166,15 +194,17 @@ async fn eras(
                 Some(run_once(spec, run, false, Ops::Run, None, Some(ready.clone())).await)
             }
             // A legacy-only server: the process started early was never needed (nothing was
-            // sent to it); it is told EOF, then killed with its whole group.
+            // sent to it); it is told EOF, then killed with its whole group (at the latest when
+            // the first process's run is over).
             (false, Some(Ok(started))) => {
-                discard(spec, started).await;
+                discard(spec, started, first_over).await;
                 None
             }
             (false, _) => None,
         }
     };
-    tokio::join!(first, legacy)
+    let (first, legacy) = tokio::join!(first, legacy);
+    (first, legacy, speculated.into_inner())
 }
 
 /// The first process exited on its own before its handshake was done.
@@ -185,9 +215,13 @@ fn exited_before_handshake(first: &RunRecord) -> bool {
 /// Ends a process started for a run that turned out not to be needed, before anything was sent
 /// to it: stdin EOF first, as a client that changed its mind would (a server that cleans up on
 /// exit, a pid or lock file, gets to), then its whole group is killed and reaped once the stdin
-/// grace is over; its effects observer is stopped and nothing of it is reported. The caller's
-/// run goes on meanwhile: this ends before the run does unless the server ignores EOF.
-async fn discard(spec: &RunSpec, started: Started) {
+/// grace is over or the run it was started for is (a slow starter still starting does not hold
+/// the verdict back); its effects observer is stopped and nothing of it is reported.
+async fn discard(
+    spec: &RunSpec,
+    started: Started,
+    mut run_over: tokio::sync::watch::Receiver<bool>,
+) {
     let Started {
         mut s,
         mut server,
@@ -197,8 +231,11 @@ async fn discard(spec: &RunSpec, started: Started) {
     } = started;
     drop(slot);
     s.link.close_stdin(std::time::Duration::ZERO).await;
-    s.wait_exit(tokio::time::Instant::now() + spec.ladder.stdin_grace)
-        .await;
+    let grace = tokio::time::Instant::now() + spec.ladder.stdin_grace;
+    tokio::select! {
+        _ = s.wait_exit(grace) => {}
+        _ = run_over.wait_for(|over| *over) => {}
+    }
     server.signal_group(process::GroupSignal::Kill);
     reap_killed(&mut s, &mut server).await;
     if let Some(i) = instruments {
@@ -472,7 +509,7 @@ struct Started {
     /// The run's clock (the start-up is part of its time).
     start: Instant,
     spawn_time: std::time::Duration,
-    /// How long the process was held before its session began ([`early_legacy`]): not part of
+    /// How long the process was held before its session began ([`eras`]): not part of
     /// the handshake's time.
     held: std::time::Duration,
     s: Session,
