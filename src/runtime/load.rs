@@ -247,10 +247,8 @@ pub async fn heavy_start(heavy: bool) -> Option<tokio::sync::SemaphorePermit<'st
 /// cores); a slow starter gains its start-up less that wait. Only when the guard checks one
 /// server (a registry's run never pays for a process it may throw away).
 pub fn speculation() -> Option<std::time::Duration> {
-    match std::env::var(EARLY_ENV).as_deref() {
-        Ok("1") => return Some(std::time::Duration::ZERO),
-        Ok("0") => return None,
-        _ => {}
+    if let Some(forced) = early_forced() {
+        return forced.then_some(std::time::Duration::ZERO);
     }
     (TARGETS_IN_FLIGHT.load(std::sync::atomic::Ordering::Relaxed) <= 1).then_some(SPECULATE_AFTER)
 }
@@ -263,10 +261,8 @@ pub const SPECULATE_AFTER: std::time::Duration = std::time::Duration::from_milli
 /// (the speculation's second condition; forced by [`EARLY_ENV`] like [`speculation`]). A busy
 /// machine never pays for one.
 pub fn room_to_spare() -> bool {
-    match std::env::var(EARLY_ENV).as_deref() {
-        Ok("1") => return true,
-        Ok("0") => return false,
-        _ => {}
+    if let Some(forced) = early_forced() {
+        return forced;
     }
     spare(
         Machine::read(),
@@ -277,6 +273,15 @@ pub fn room_to_spare() -> bool {
 /// The environment switch that decides [`speculation`] and [`room_to_spare`] (tests): `1`
 /// always and at once, `0` never.
 pub const EARLY_ENV: &str = "MCP_GUARD_EARLY_LEGACY";
+
+/// What [`EARLY_ENV`] forces: `Some(true)` for `1`, `Some(false)` for `0`, else `None`.
+fn early_forced() -> Option<bool> {
+    match std::env::var(EARLY_ENV).as_deref() {
+        Ok("1") => Some(true),
+        Ok("0") => Some(false),
+        _ => None,
+    }
+}
 
 /// One server in flight, and no more runnable processes than cores right now (the count includes
 /// the guard's own thread that reads it, and the version probe of the fingerprint that starts

@@ -148,7 +148,6 @@ async fn eras(
         let _ = first_done.send(true);
         record
     };
-    let speculated = std::sync::atomic::AtomicBool::new(false);
     let legacy = async {
         // A slow starter on a machine with room to spare: the legacy process starts beside the
         // era probe and waits; its start-up (the costly part of a slow server) overlaps the first
@@ -162,18 +161,18 @@ async fn eras(
                 answer = &mut stateless_rx => shown = Some(answer.is_ok()),
                 _ = tokio::time::sleep(after) => {
                     if load::room_to_spare() {
-                        speculated.store(true, std::sync::atomic::Ordering::Relaxed);
                         early = Some(start_run(spec, run, false, true).await);
                     }
                 }
             }
         }
+        let speculated = early.is_some();
         let held = Instant::now();
         let shown = match shown {
             Some(shown) => shown,
             None => stateless_rx.await.is_ok(),
         };
-        match (shown, early) {
+        let record = match (shown, early) {
             (true, Some(Ok(mut started))) => {
                 started.held = held.elapsed();
                 Some(
@@ -201,10 +200,11 @@ async fn eras(
                 None
             }
             (false, _) => None,
-        }
+        };
+        (record, speculated)
     };
-    let (first, legacy) = tokio::join!(first, legacy);
-    (first, legacy, speculated.into_inner())
+    let (first, (legacy, speculated)) = tokio::join!(first, legacy);
+    (first, legacy, speculated)
 }
 
 /// The first process exited on its own before its handshake was done.
