@@ -181,6 +181,21 @@ pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
     }
 }
 
+/// A value being read (see [`Stmt::values`]).
+struct Region {
+    /// The bracket depth it began at: it ends at a `;` there (or a `,`, unless it is what a
+    /// `return` returns), or where that depth closes.
+    depth: i32,
+    /// The writes it is the value of (indices into `Stmt::writes`); none for a `return`.
+    writes: Range<usize>,
+    start: usize,
+}
+
+/// [`Stmt::values`] of a function's name: what the function returns ([`Stmt::returns`]).
+pub(super) const RETURNED: Range<usize> = usize::MAX..usize::MAX;
+/// [`Stmt::values`] of a name whose value may be anything in its statement.
+pub(super) const WHOLE: Range<usize> = 0..usize::MAX;
+
 /// Rows of positions at or after a start, counted as the positions go forward.
 struct Rows<'s> {
     src: &'s [u8],
@@ -205,14 +220,82 @@ impl<'s> Rows<'s> {
 }
 
 /// Plans a JavaScript/TypeScript file as a whole: skip it when no candidate word occurs outside
-/// strings and comments (template literals count as code, their `${}` parts are code).
+/// strings and comments (a template's text is a string, its `${}` parts are code).
 pub fn javascript(src: &[u8]) -> Plan {
     let mut i = 0usize;
     // The last byte of code before `i` that is no blank (comments are not code).
     let mut prev = b';';
+    // Templates: the brace depth, the depths at which the substitutions open now began, and
+    // whether templates are still read as text (see `template_text`).
+    let mut braces = 0i32;
+    let mut templates: Vec<i32> = Vec::new();
+    let mut texts = true;
     while i < src.len() {
         let b = src[i];
         match b {
+            b'`' if texts => match template_text(src, i + 1) {
+                Text::Chunk(end, substitution) => {
+                    if VOCAB.string_hit(&src[i + 1..end]) {
+                        return Plan::Whole;
+                    }
+                    if substitution {
+                        templates.push(braces);
+                        braces += 1;
+                    }
+                    i = end + if substitution { 2 } else { 1 };
+                    prev = if substitution { b'{' } else { b'"' };
+                }
+                // From here on every backtick is code: which ones close a template is unknown.
+                Text::Code => {
+                    texts = false;
+                    prev = b;
+                    i += 1;
+                }
+                Text::Open => return Plan::Whole,
+            },
+            // A `/` in a substitution may open a regular expression, whose braces this lexer
+            // cannot tell: templates are code from here on.
+            b'/' if !templates.is_empty() => {
+                texts = false;
+                templates.clear();
+                prev = b;
+                i += 1;
+            }
+            b'{' => {
+                braces += 1;
+                prev = b;
+                i += 1;
+            }
+            b'}' if templates.last() == Some(&(braces - 1)) => {
+                // A substitution ends: its template's text goes on, as if a new one opened.
+                templates.pop();
+                braces -= 1;
+                match template_text(src, i + 1) {
+                    Text::Chunk(end, substitution) => {
+                        if VOCAB.string_hit(&src[i + 1..end]) {
+                            return Plan::Whole;
+                        }
+                        if substitution {
+                            templates.push(braces);
+                            braces += 1;
+                        }
+                        i = end + if substitution { 2 } else { 1 };
+                        prev = if substitution { b'{' } else { b'"' };
+                    }
+                    Text::Code => {
+                        texts = false;
+                        templates.clear();
+                        prev = b;
+                        i += 1;
+                    }
+                    Text::Open => return Plan::Whole,
+                }
+            }
+            b'}' => {
+                braces -= 1;
+                prev = b;
+                i += 1;
+            }
             b'/' if src.get(i + 1) == Some(&b'/') => {
                 i = memchr::memchr(b'\n', &src[i..]).map_or(src.len(), |p| i + p);
             }
@@ -252,6 +335,46 @@ pub fn javascript(src: &[u8]) -> Plan {
     Plan::Skip
 }
 
+/// What a backtick (or a substitution's `}`) at `i - 1` starts, for the skip lexer.
+enum Text {
+    /// Template text up to `.0`: the closing backtick, or a `${` when `.1`.
+    Chunk(usize, bool),
+    /// Read it as code: the text holds a `/`, so the backtick may be inside a regular
+    /// expression (which the skip lexer does not read), and the "text" code after it.
+    Code,
+    /// A template that never ends.
+    Open,
+}
+
+/// A template's text from `i` (see [`Text`]): reading code as text could skip a file, so text
+/// with a `/` is read as code, which only keeps more.
+fn template_text(src: &[u8], mut i: usize) -> Text {
+    let from = i;
+    loop {
+        let Some(p) = memchr::memchr3(b'`', b'\\', b'$', &src[i.min(src.len())..]) else {
+            return Text::Open;
+        };
+        let p = i + p;
+        let end = match src[p] {
+            b'\\' => {
+                i = p + 2;
+                continue;
+            }
+            b'`' => Text::Chunk(p, false),
+            _ if src.get(p + 1) == Some(&b'{') => Text::Chunk(p, true),
+            _ => {
+                i = p + 1;
+                continue;
+            }
+        };
+        return if memchr::memchr(b'/', &src[from..p]).is_some() {
+            Text::Code
+        } else {
+            end
+        };
+    }
+}
+
 /// The end of a one-line string starting at its quote `src[i]` (the closing quote's position,
 /// or the line end), and whether it was closed.
 fn quoted(src: &[u8], i: usize) -> (usize, bool) {
@@ -286,15 +409,27 @@ struct Lexer<'s> {
     paren_open: usize,
     /// The last bracket group closed was a subscript (`a[k]`).
     subscript: bool,
-    /// Declarations being read (`var`/`let`/`const`): the bracket depth each began at, and
-    /// whether its initializer (after `=`) is being read; names in its pattern are writes.
-    decls: Vec<(i32, bool)>,
+    /// Declarations being read (`var`/`let`/`const`): the bracket depth each began at,
+    /// whether its initializer (after `=`) is being read, and whether it is a `var`; names in
+    /// its pattern are writes.
+    decls: Vec<(i32, bool, bool)>,
     /// The next word is a declared name (after `function`, `class`).
     name_next: bool,
+    /// The next word is the name of a declaration that starts the statement (`function f`:
+    /// `Some(false)`, function-scoped; `class C`: `Some(true)`, block-scoped).
+    decl_name_next: Option<bool>,
+    /// The name `name_next` announces is a class's (its value is the whole statement), not a
+    /// function's (its value is what it returns).
+    class_next: bool,
+    /// Where the declarator being read began in `cur.writes`.
+    decl_from: usize,
+    /// The values being read: after an `=` (of the writes it assigns) or a `return`/`yield`.
+    regions: Vec<Region>,
     /// Where (in `cur.idents`) the bracket group closed last began: `[a, b] = v` writes both.
     last_group: usize,
-    /// The contents of the outermost function bodies met, in order.
-    bodies: Vec<Range<usize>>,
+    /// The contents of the outermost bodies met (`) {`, `=> {`), in order, and whether each
+    /// is a function's (not an `if`'s or a loop's).
+    bodies: Vec<(Range<usize>, bool)>,
     stmts: Vec<Stmt>,
     cur: Stmt,
     depth: i32,
@@ -326,6 +461,10 @@ impl<'s> Lexer<'s> {
             paren_open: 0,
             subscript: false,
             name_next: false,
+            decl_name_next: None,
+            class_next: false,
+            decl_from: 0,
+            regions: Vec::new(),
             last_group: 0,
             bodies: Vec::new(),
             stmts: Vec::new(),
@@ -369,6 +508,7 @@ impl<'s> Lexer<'s> {
 
     /// The statements, with the names each binds.
     fn finish(mut self) -> Vec<Stmt> {
+        self.close_regions(-1, true);
         self.cur.end = self.src.len();
         // A template, bracket or substitution still open at the end of the file.
         self.cur.malformed |= self.in_template || self.depth != 0 || !self.templates.is_empty();
@@ -459,7 +599,11 @@ impl<'s> Lexer<'s> {
                 | b'%'
                 | b'^'
         );
+        // `else`, `catch` and `finally` in column 0 go on with the statement before.
+        let continuation =
+            continuation || matches!(word_at(self.src, self.i), b"else" | b"catch" | b"finally");
         if self.depth == 0 && self.templates.is_empty() && !continuation && self.i > 0 {
+            self.close_regions(-1, true);
             self.cur.end = self.i;
             self.stmts.push(std::mem::take(&mut self.cur));
             self.cur.start = self.i;
@@ -467,6 +611,7 @@ impl<'s> Lexer<'s> {
             self.eq_seen = false;
             self.decls.clear();
             self.name_next = false;
+            self.decl_name_next = None;
             self.cur.import = word_at(self.src, self.i) == b"import";
         } else if self.i == 0 {
             self.cur.import = word_at(self.src, 0) == b"import";
@@ -512,7 +657,10 @@ impl<'s> Lexer<'s> {
             b'(' | b'[' | b'{' => {
                 // `function (x)`, `class {`: no name follows.
                 self.name_next = false;
-                let body = b == b'{' && self.body_starts();
+                self.decl_name_next = None;
+                // A `switch`'s braces hold `case` clauses, not statements one could leave out.
+                let body =
+                    b == b'{' && self.body_starts() && self.word_before_parens() != b"switch";
                 let function = body && self.function_body();
                 self.cur.block |= b == b'{' && self.depth == 0;
                 self.open
@@ -526,9 +674,11 @@ impl<'s> Lexer<'s> {
                 if self.decls.last().is_some_and(|d| d.0 == self.depth) {
                     self.decls.pop();
                 }
+                self.close_regions(self.depth - 1, true);
                 self.prev = b;
                 self.i += 1;
-                if self.block && self.depth == 0 {
+                // `if (a) f(); else g();` is one statement.
+                if self.block && self.depth == 0 && word_at(self.rest(), 0) != b"else" {
                     self.end_statement();
                 }
             }
@@ -537,7 +687,9 @@ impl<'s> Lexer<'s> {
                     && d.0 == self.depth
                 {
                     d.1 = false;
+                    self.decl_from = self.cur.writes.len();
                 }
+                self.close_regions(self.depth - 1, false);
                 self.prev = b;
                 self.i += 1;
             }
@@ -570,10 +722,10 @@ impl<'s> Lexer<'s> {
         self.cur.malformed |= self.depth == 0;
         self.depth = (self.depth - 1).max(0);
         let opened = self.open.pop();
-        if let Some((b'{', at, true, ..)) = opened
+        if let Some((b'{', at, true, _, function)) = opened
             && !self.open.iter().any(|o| o.2)
         {
-            self.bodies.push(at + 1..self.i);
+            self.bodies.push((at + 1..self.i, function));
         }
         if let Some((open, at, _, idents, _)) = opened {
             self.last_group = idents;
@@ -589,6 +741,7 @@ impl<'s> Lexer<'s> {
         while self.decls.last().is_some_and(|d| d.0 > self.depth) {
             self.decls.pop();
         }
+        self.close_regions(self.depth, true);
         if b == b'}' && self.templates.last() == Some(&self.depth) {
             self.templates.pop();
             self.in_template = true;
@@ -612,17 +765,28 @@ impl<'s> Lexer<'s> {
         if self.src[..self.i].trim_ascii_end().ends_with(b"=>") {
             return true;
         }
+        !CONTROL_KEYWORDS.contains(&self.word_before_parens())
+    }
+
+    /// The word before the `(...)` just closed (`if`, `switch`, a function's name).
+    fn word_before_parens(&self) -> &'s [u8] {
         let before = self.src[..self.paren_open.min(self.i)].trim_ascii_end();
         let mut k = before.len();
         while k > 0 && (is_ident(before[k - 1]) || before[k - 1] == b'$') {
             k -= 1;
         }
-        !CONTROL_KEYWORDS.contains(&&before[k..])
+        &before[k..]
     }
 
     /// After a block's `}`: does a statement keyword (which cannot go on with an expression)
     /// or the end of the block come next?
     fn statement_follows(&self) -> bool {
+        let rest = self.rest();
+        rest.is_empty() || STATEMENT_KEYWORDS.contains(&word_at(rest, 0))
+    }
+
+    /// The source after `i`, blanks and closed comments skipped.
+    fn rest(&self) -> &'s [u8] {
         let mut rest = self.src[self.i..].trim_ascii_start();
         // Comments in between (closed ones: an unclosed comment is malformed anyway).
         loop {
@@ -637,11 +801,12 @@ impl<'s> Lexer<'s> {
                 break;
             }
         }
-        rest.is_empty() || STATEMENT_KEYWORDS.contains(&word_at(rest, 0))
+        rest
     }
 
     /// Ends the current statement here (inside a block).
     fn end_statement(&mut self) {
+        self.close_regions(-1, true);
         self.cur.end = self.i;
         self.stmts.push(std::mem::take(&mut self.cur));
         self.cur.start = self.i;
@@ -649,6 +814,7 @@ impl<'s> Lexer<'s> {
         self.eq_seen = false;
         self.decls.clear();
         self.name_next = false;
+        self.decl_name_next = None;
     }
 
     /// An `=` (not `==`, `=>`, `+=`): the name before it is assigned (`x = v`, `this.x = v`),
@@ -659,22 +825,78 @@ impl<'s> Lexer<'s> {
         let declarator = self.decls.last().is_some_and(|d| !d.1 && d.0 == self.depth);
         let targets = match self.prev {
             // A declarator's `=`: its names were read as declarations.
-            _ if declarator => 0..0,
+            _ if declarator => {
+                let from = self.decl_from.min(self.cur.writes.len());
+                self.regions.push(Region {
+                    depth: self.depth,
+                    writes: from..self.cur.writes.len(),
+                    start: self.i,
+                });
+                0..0
+            }
             b'w' => n.saturating_sub(1)..n,
             // `a[k] = v` assigns no name (`[a, b] = v` does).
             b']' if self.subscript => 0..0,
             b')' | b']' | b'}' => self.last_group.min(n)..n,
             _ => 0..0,
         };
+        let from = self.cur.writes.len();
         for k in targets {
             let r = self.cur.idents[k].clone();
             self.cur.writes.push(r);
+            self.cur.values.push(WHOLE);
+        }
+        if self.cur.writes.len() > from {
+            self.regions.push(Region {
+                depth: self.depth,
+                writes: from..self.cur.writes.len(),
+                start: self.i,
+            });
         }
         if let Some(d) = self.decls.last_mut()
             && d.0 == self.depth
         {
             d.1 = true;
         }
+    }
+
+    /// Ends the values being read at depths above `depth` (at `depth + 1` only at a `,`, and
+    /// then not what a `return` returns): their writes get them as values.
+    pub(super) fn close_regions(&mut self, depth: i32, returns_too: bool) {
+        while let Some(r) = self.regions.last() {
+            if r.depth <= depth || (!returns_too && r.writes.is_empty()) {
+                break;
+            }
+            let r = self.regions.pop().expect("a region");
+            let value = r.start..self.i;
+            if r.writes.is_empty() {
+                self.cur.returns.push(value);
+            } else {
+                for k in r.writes {
+                    self.cur.values[k] = value.clone();
+                }
+            }
+        }
+    }
+
+    /// Whether the word being read is a declarator's plain name (`var a = 1, b`, `let c`; not
+    /// in a pattern, where keys and defaults are names too): `Some(false)` for a `var`
+    /// (function-scoped, at any depth), `Some(true)` for a `let`/`const` starting the
+    /// statement (block-scoped).
+    fn simple_declarator(&self) -> Option<bool> {
+        let d = self.decls.last()?;
+        let after = self.prev == b','
+            || (self.prev == b'w' && matches!(self.prev_word, b"var" | b"let" | b"const"));
+        (after && !d.1 && d.0 == self.depth && (d.2 || self.depth == 0)).then_some(!d.2)
+    }
+
+    /// Whether only `export`, `default` or `async` came before the word being read in this
+    /// statement (it was pushed already).
+    fn opens_statement(&self) -> bool {
+        let n = self.cur.idents.len().saturating_sub(1);
+        self.cur.idents[..n]
+            .iter()
+            .all(|r| matches!(&self.src[r.clone()], b"export" | b"default" | b"async"))
     }
 
     /// After these, a `/` starts a regular expression literal, not a division.
@@ -739,8 +961,23 @@ impl<'s> Lexer<'s> {
         // nothing the statement's neighbours see. Assignments may be to an outer name.
         let declared = std::mem::take(&mut self.name_next)
             || self.decls.last().is_some_and(|d| !d.1 && self.depth >= d.0);
-        if declared && !self.open.iter().any(|o| o.4) {
+        let in_function = self.open.iter().any(|o| o.4);
+        let class = std::mem::take(&mut self.class_next);
+        if declared && !in_function {
             self.cur.writes.push(start..self.i);
+            // A pattern's names until the declarator's `=` gives them their value.
+            let value = match (self.decls.last().is_some_and(|d| !d.1), class) {
+                (true, _) | (false, true) => WHOLE,
+                (false, false) => RETURNED,
+            };
+            self.cur.values.push(value);
+        }
+        let scoped = std::mem::take(&mut self.decl_name_next);
+        if !member
+            && !in_function
+            && let Some(block) = scoped.or_else(|| self.simple_declarator())
+        {
+            self.cur.declared.push((start..self.i, block));
         }
         if !member {
             match w {
@@ -748,9 +985,23 @@ impl<'s> Lexer<'s> {
                     if self.decls.last().is_some_and(|d| d.0 == self.depth) {
                         self.decls.pop();
                     }
-                    self.decls.push((self.depth, false));
+                    self.decls.push((self.depth, false, w == b"var"));
+                    self.decl_from = self.cur.writes.len();
                 }
-                b"function" | b"class" => self.name_next = true,
+                // A function's own `return`s are inside its body: all count (a nested
+                // function's too, which only keeps more).
+                b"return" | b"yield" => self.regions.push(Region {
+                    depth: self.depth,
+                    writes: 0..0,
+                    start: self.i,
+                }),
+                b"function" | b"class" => {
+                    self.name_next = true;
+                    self.class_next = w == b"class";
+                    if self.depth == 0 && self.opens_statement() {
+                        self.decl_name_next = Some(w == b"class");
+                    }
+                }
                 b"in" | b"of" if self.decls.last().is_some_and(|d| d.0 == self.depth) => {
                     self.decls.pop();
                 }
@@ -820,6 +1071,33 @@ mod tests {
             Plan::Skip
         );
         assert_eq!(javascript(b"let s = `${console.log(1)}`;"), Plan::Whole);
+        // A template's text is a string; its substitutions are code.
+        assert_eq!(javascript(b"if (t === `console.log`) f();"), Plan::Skip);
+        assert_eq!(
+            javascript(b"let s = `a ${x} console.log ${y} b`;"),
+            Plan::Skip
+        );
+        assert_eq!(javascript(b"const m = require(`console`);"), Plan::Whole);
+        assert_eq!(
+            javascript(b"let s = `a ${`b ${console.log(1)}`}`;"),
+            Plan::Whole
+        );
+        // A backtick inside a regular expression does not open a template there: text with a
+        // `/` is read as code, and so is every template after it.
+        assert_eq!(
+            javascript(b"const r = /`/; console.log(1); t = `x`;"),
+            Plan::Whole
+        );
+        assert_eq!(
+            javascript(b"a = `x/y`; console.log(1); b = `z`;"),
+            Plan::Whole
+        );
+        // A `/` in a substitution may open a regular expression with braces in it.
+        assert_eq!(
+            javascript(b"x = `${s.replace(/{/g, '')}a`; console.log(1); y = `b`;"),
+            Plan::Whole
+        );
+        assert_eq!(javascript(b"t = `never closed"), Plan::Whole);
         assert_eq!(javascript(b"const p = require('pino');"), Plan::Whole);
         assert_eq!(javascript(b"export const a = 1;"), Plan::Skip);
         assert_eq!(

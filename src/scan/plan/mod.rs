@@ -202,6 +202,17 @@ struct Stmt {
     /// JavaScript: identifiers declared (`var`/`let`/`const` patterns, `function`/`class`
     /// names) or assigned with `=` (`x = v`, `this.x = v`, `[a, b] = v`) anywhere inside.
     writes: Vec<Range<usize>>,
+    /// JavaScript: the names the statement declares in the scope it is in, with whether the
+    /// declaration is block-scoped (`let`, `const`, `class`) rather than function-scoped
+    /// (`var`, `function`): plain declarator names only, so never a name it does not declare.
+    declared: Vec<(Range<usize>, bool)>,
+    /// JavaScript: the value each of `writes` is given, as a span of the statement (what
+    /// follows an `=` to where that expression ends), or `javascript::RETURNED` (a function's
+    /// name: what it returns) or `javascript::WHOLE` (anything in the statement).
+    values: Vec<Range<usize>>,
+    /// JavaScript: what the `return` and `yield` statements in it return (in functions inside
+    /// it too).
+    returns: Vec<Range<usize>>,
     /// JavaScript: where the candidates that make `hit` are.
     hits: Vec<usize>,
     /// An `=` at bracket depth 0: an assignment.

@@ -17,16 +17,48 @@
 //! Names written only by kept statements that carry nothing are no candidates: what they are
 //! bound to holds no candidate and mentions no name that carries stdout, so no statement that
 //! reads them can find anything through them. Two statements that only read the same name
-//! cannot change each other's findings. Names are matched without scopes (a local `root` in one
-//! function pulls in a `root` of another): that keeps more than needed, never less.
+//! cannot change each other's findings.
+//!
+//! Names are matched in scopes: each planned body is a scope, and a name resolves to the
+//! innermost body around it that declares it (`var`/`let`/`const` declarators, `function` and
+//! `class` declarations; a block's only with `let`/`const`/`class`), else to the file, so a
+//! local `root` in one function no longer pulls in the `root` of another. Only plain
+//! declarators count as declarations (never a destructuring pattern, whose keys and defaults
+//! are names too, nor a function's parameters): a declaration missed makes two names match
+//! that need not, which keeps more, never less. Names after a `.` are members, matched by name
+//! alone, and so is a plain assignment (`x = v`), which may be a class field.
 //!
 //! Splitting is lazy: a statement is split only when, taken whole, it would be kept (a part can
 //! only be kept when the whole would), so large statements that never matter are not lexed
 //! again.
 
-use super::{Lexer, RESERVED, Rows};
+use super::{Lexer, RESERVED, RETURNED, Rows, WHOLE};
+use crate::scan::lang::FastHasher;
 use crate::scan::plan::{SHORT_STATEMENT, Stmt, WordSet, push_range};
+use std::collections::HashSet;
 use std::ops::Range;
+
+/// A name as resolved: the scope that declares it (0: the file) or [`MEMBER`], and the name.
+type Key<'s> = (u32, &'s [u8]);
+type KeySet<'s> = HashSet<Key<'s>, std::hash::BuildHasherDefault<FastHasher>>;
+
+/// The scope of member names (`a.name`): they are matched by name alone.
+const MEMBER: u32 = u32::MAX;
+
+/// What a written name's value can hold: a candidate, and the names it mentions.
+#[derive(Default)]
+struct Source<'s> {
+    hit: bool,
+    mentions: Vec<Key<'s>>,
+    /// It holds stdout (given what carries stdout so far).
+    carried: bool,
+}
+
+/// A planned body: the scope around it, and the names declared in it.
+struct Scope<'s> {
+    parent: u32,
+    declared: WordSet<'s>,
+}
 
 /// How deep statements are split inside one another.
 const MAX_DEPTH: u32 = 8;
@@ -36,7 +68,7 @@ const MAX_ROUNDS: usize = 64;
 
 /// One statement of the tree.
 #[derive(Default)]
-struct Node {
+struct Node<'s> {
     span: Range<usize>,
     row: usize,
     parent: Option<usize>,
@@ -45,10 +77,14 @@ struct Node {
     bodies: Vec<Range<usize>>,
     /// The statements of `bodies`, as indices into the tree, in source order.
     children: Vec<usize>,
-    /// The identifiers of the statement (split: of its header), and those it declares or
-    /// assigns.
-    idents: Vec<Range<usize>>,
-    writes: Vec<Range<usize>>,
+    /// The scope the statement is in.
+    scope: u32,
+    /// The names of the statement (split: of its header) as resolved, and those it declares
+    /// or assigns.
+    mentions: Vec<Key<'s>>,
+    /// The names written, each with its value (an index into `sources`).
+    writes: Vec<(Key<'s>, usize)>,
+    sources: Vec<Source<'s>>,
     hit: bool,
     /// A short statement that is no block: kept whenever its body is.
     short: bool,
@@ -80,9 +116,20 @@ pub(super) fn block_parts(
             row,
             ..Node::default()
         }],
-        used: names.clone(),
-        carried: names.clone(),
+        used: KeySet::default(),
+        carried: KeySet::default(),
+        scopes: vec![Scope {
+            parent: 0,
+            declared: WordSet::default(),
+        }],
     };
+    // The names the kept top-level statements bind: the file's, or members.
+    for &w in names {
+        for key in [(0, w), (MEMBER, w)] {
+            tree.used.insert(key);
+            tree.carried.insert(key);
+        }
+    }
     if !tree.split(0) {
         return None;
     }
@@ -98,16 +145,83 @@ pub(super) fn block_parts(
 struct Tree<'s> {
     src: &'s [u8],
     min_bytes: usize,
-    nodes: Vec<Node>,
+    nodes: Vec<Node<'s>>,
     /// Every name the kept statements mention.
-    used: WordSet<'s>,
+    used: KeySet<'s>,
     /// The names the statements that carry stdout write.
-    carried: WordSet<'s>,
+    carried: KeySet<'s>,
+    /// The planned bodies; 0 is the file.
+    scopes: Vec<Scope<'s>>,
 }
 
 impl<'s> Tree<'s> {
-    fn leaf(&self, s: Stmt, parent: usize, depth: u32) -> Node {
-        Node {
+    /// A name at `r` mentioned in `scope`, as resolved (reserved words are none).
+    fn mention(&self, scope: u32, r: &Range<usize>) -> Option<Key<'s>> {
+        let w = &self.src[r.clone()];
+        if RESERVED.contains(&w) {
+            return None;
+        }
+        if is_member(self.src, r.start) {
+            return Some((MEMBER, w));
+        }
+        let mut s = scope;
+        while s != 0 {
+            let sc = &self.scopes[s as usize];
+            if sc.declared.contains(w) {
+                return Some((s, w));
+            }
+            s = sc.parent;
+        }
+        Some((0, w))
+    }
+
+    /// Adds statement `s`'s names in `scope` to `node` (only those at positions `mine`): what
+    /// it mentions, and what it writes with the value of each (a plain assignment, not a
+    /// declaration, may also be a class field, read as a member).
+    fn add_names(&self, node: &mut Node<'s>, scope: u32, s: &Stmt, mine: impl Fn(usize) -> bool) {
+        let keys: Vec<Option<Key<'s>>> = s
+            .idents
+            .iter()
+            .map(|r| mine(r.start).then(|| self.mention(scope, r)).flatten())
+            .collect();
+        node.mentions.extend(keys.iter().flatten().copied());
+        for (k, r) in s.writes.iter().enumerate() {
+            if !mine(r.start) {
+                continue;
+            }
+            let Some(key) = self.mention(scope, r) else {
+                continue;
+            };
+            let value = s.values.get(k).cloned().unwrap_or(WHOLE);
+            let spans: &[Range<usize>] = if value == RETURNED {
+                &s.returns
+            } else {
+                std::slice::from_ref(&value)
+            };
+            let within = |p: usize| mine(p) && spans.iter().any(|v| v.contains(&p));
+            let source = Source {
+                hit: s.hits.iter().any(|&p| within(p)),
+                mentions: s
+                    .idents
+                    .iter()
+                    .zip(&keys)
+                    .filter(|(r, _)| within(r.start))
+                    .filter_map(|(_, k)| *k)
+                    .collect(),
+                carried: false,
+            };
+            node.sources.push(source);
+            let at = node.sources.len() - 1;
+            node.writes.push((key, at));
+            if key.0 != MEMBER && !s.declared.iter().any(|(d, _)| d.start == r.start) {
+                node.writes.push(((MEMBER, key.1), at));
+            }
+        }
+    }
+
+    fn leaf(&self, s: Stmt, parent: usize, scope: u32, depth: u32) -> Node<'s> {
+        let mut node = Node {
+            scope,
             short: !s.block && s.end - s.start <= SHORT_STATEMENT,
             returns: s
                 .idents
@@ -117,20 +231,20 @@ impl<'s> Tree<'s> {
             row: s.row,
             parent: Some(parent),
             depth,
-            idents: s.idents,
-            writes: s.writes,
             hit: s.hit,
             ..Node::default()
-        }
+        };
+        self.add_names(&mut node, scope, &s, |_| true);
+        node
     }
 
     /// Splits node `i` into its header and the statements of its large function bodies; false
     /// (and nothing changed) when it has none or the lexer cannot read it.
     fn split(&mut self, i: usize) -> bool {
         self.nodes[i].settled = true;
-        let (span, row, depth) = {
+        let (span, row, depth, scope) = {
             let n = &self.nodes[i];
-            (n.span.clone(), n.row, n.depth)
+            (n.span.clone(), n.row, n.depth, n.scope)
         };
         if span.len() < self.min_bytes || depth > MAX_DEPTH {
             return false;
@@ -145,62 +259,80 @@ impl<'s> Tree<'s> {
         {
             return false;
         }
-        let bodies: Vec<Range<usize>> = std::mem::take(&mut lexed.bodies)
+        let (bodies, function): (Vec<Range<usize>>, Vec<bool>) = std::mem::take(&mut lexed.bodies)
             .into_iter()
-            .filter(|b| b.len() >= self.min_bytes)
-            .collect();
+            .filter(|(b, _)| b.len() >= self.min_bytes)
+            .unzip();
         if bodies.is_empty() {
             return false;
         }
         let rows = Rows::new(src, span.start, row);
         let mut members = Vec::new();
-        for body in &bodies {
+        for (body, &function) in bodies.iter().zip(&function) {
             let stmts = Lexer::span(src, body.clone(), rows.at(body.start), true).statements();
             if stmts.iter().any(|m| m.malformed) {
                 return false;
             }
-            members.extend(stmts);
+            // The body's scope: a block's declares only its `let`, `const` and `class` names
+            // (a `var` or a function declaration in it may be the function's).
+            let declared = stmts
+                .iter()
+                .flat_map(|m| &m.declared)
+                .filter(|(_, block)| function || *block)
+                .map(|(r, _)| &src[r.clone()])
+                .collect();
+            let id = u32::try_from(self.scopes.len())
+                .unwrap_or(MEMBER - 1)
+                .min(MEMBER - 1);
+            self.scopes.push(Scope {
+                parent: scope,
+                declared,
+            });
+            members.extend(stmts.into_iter().map(|m| (m, id)));
         }
         let inside = |p: usize| bodies.iter().any(|b| b.contains(&p));
-        let (mut idents, mut writes, mut hit) = (Vec::new(), Vec::new(), false);
+        lexed.close_regions(-1, true);
         lexed.stmts.push(std::mem::take(&mut lexed.cur));
-        for s in lexed.stmts {
-            hit |= s.hits.iter().any(|&p| !inside(p));
-            idents.extend(s.idents.into_iter().filter(|r| !inside(r.start)));
-            writes.extend(s.writes.into_iter().filter(|r| !inside(r.start)));
+        let mut header = Node::default();
+        for s in &lexed.stmts {
+            header.hit |= s.hits.iter().any(|&p| !inside(p));
+            self.add_names(&mut header, scope, s, |p| !inside(p));
         }
         let mut children = Vec::with_capacity(members.len());
-        for m in members {
+        for (m, id) in members {
             children.push(self.nodes.len());
-            let leaf = self.leaf(m, i, depth + 1);
+            let leaf = self.leaf(m, i, id, depth + 1);
             self.nodes.push(leaf);
         }
         let n = &mut self.nodes[i];
         (n.bodies, n.children) = (bodies, children);
-        (n.idents, n.writes, n.hit, n.short) = (idents, writes, hit, false);
+        (n.mentions, n.writes, n.sources) = (header.mentions, header.writes, header.sources);
+        (n.hit, n.short) = (header.hit, false);
         true
     }
 
     /// Keeps node `i` (and whether it carries stdout) with every statement around it, and what
     /// they mention.
     fn keep(&mut self, i: usize, carries: bool) {
-        let src = self.src;
-        let name = |r: &Range<usize>| {
-            let w = &src[r.clone()];
-            (!RESERVED.contains(&w)).then_some(w)
-        };
         let mut at = Some(i);
         let mut carries = carries;
         while let Some(k) = at {
+            if carries && k == i {
+                self.carry_sources(k);
+            }
             let n = &mut self.nodes[k];
             let (was_kept, was_carrying) = (n.kept, n.carries);
             n.kept = true;
             n.carries |= carries;
             if !was_kept {
-                self.used.extend(n.idents.iter().filter_map(name));
+                self.used.extend(n.mentions.iter().copied());
             }
-            if carries && !was_carrying {
-                self.carried.extend(n.writes.iter().filter_map(name));
+            if carries && k != i && !(was_carrying && n.sources.iter().all(|s| s.carried)) {
+                // A `return` inside it carries stdout: so does what it is the value of.
+                for s in &mut n.sources {
+                    s.carried = true;
+                }
+                self.carried.extend(n.writes.iter().map(|w| w.0));
             }
             // A `return` that carries stdout: the function around it does.
             carries &= n.returns;
@@ -214,15 +346,29 @@ impl<'s> Tree<'s> {
     /// Node `i` as it stands: (carries stdout, is kept) given what is kept so far.
     fn pulled(&self, i: usize) -> (bool, bool) {
         let n = &self.nodes[i];
-        let src = self.src;
-        let carries = !n.carries
-            && (n.hit
-                || n.idents
-                    .iter()
-                    .any(|r| self.carried.contains(&src[r.clone()])));
+        let carries = !n.carries && (n.hit || n.mentions.iter().any(|k| self.carried.contains(k)));
+        // A short statement of a kept body is parsed with it (see `emit`): so are the bindings
+        // it reads.
+        let with_body = n.short && n.parent.is_some_and(|p| self.nodes[p].kept);
         let kept =
-            !n.kept && (carries || n.writes.iter().any(|r| self.used.contains(&src[r.clone()])));
+            !n.kept && (carries || with_body || n.writes.iter().any(|w| self.used.contains(&w.0)));
         (carries, kept)
+    }
+
+    /// Marks the values of carrying node `i` that hold stdout (a candidate, or a name that
+    /// carries it), and their names as carrying; true when one was new.
+    fn carry_sources(&mut self, i: usize) -> bool {
+        let n = &mut self.nodes[i];
+        let mut changed = false;
+        for (k, s) in n.sources.iter_mut().enumerate() {
+            if !s.carried && (s.hit || s.mentions.iter().any(|m| self.carried.contains(m))) {
+                s.carried = true;
+                changed = true;
+                let names = n.writes.iter().filter(|w| w.1 == k).map(|w| w.0);
+                self.carried.extend(names);
+            }
+        }
+        changed
     }
 
     /// Keeps what matters until nothing changes; false when that takes too long.
@@ -233,6 +379,10 @@ impl<'s> Tree<'s> {
             while i < self.nodes.len() {
                 let (carries, kept) = self.pulled(i);
                 if !carries && !kept {
+                    // A carrying statement whose other values may carry stdout by now.
+                    if self.nodes[i].carries && self.carry_sources(i) {
+                        changed = true;
+                    }
                     i += 1;
                     continue;
                 }
@@ -278,6 +428,12 @@ impl<'s> Tree<'s> {
         }
         push_range(parts, from..n.span.end, rows.at(from));
     }
+}
+
+/// Whether the name at `start` follows a `.` (`a.name`, `a?.name`; not `...name`).
+fn is_member(src: &[u8], start: usize) -> bool {
+    let before = src[..start].trim_ascii_end();
+    before.ends_with(b".") && !before.ends_with(b"...")
 }
 
 #[cfg(test)]
@@ -342,6 +498,69 @@ mod tests {
         assert!(
             kept.contains("var args = [2]"),
             "a `var` in an `if` block is the enclosing function's: {kept}"
+        );
+    }
+
+    #[test]
+    fn names_resolve_in_the_scope_that_declares_them() {
+        let filler = "    total = total + item.size;\n".repeat(8);
+        let src = format!(
+            "(function () {{\n\
+             function loud(root) {{\n{filler}  console.log(root);\n}}\n\
+             function other() {{\n{filler}  var root = makeTree();\n  return root;\n}}\n\
+             function outer() {{\n{filler}  root = 2;\n}}\n\
+             }})();\n{}",
+            "const pad = 1;\n".repeat(100)
+        );
+        let kept = kept(&src);
+        assert!(kept.contains("console.log(root)"), "{kept}");
+        assert!(
+            !kept.contains("makeTree"),
+            "another function's own `root`: {kept}"
+        );
+        assert!(
+            kept.contains("root = 2"),
+            "an assignment to an undeclared name may be the parameter's binding: {kept}"
+        );
+    }
+
+    #[test]
+    fn only_values_that_hold_stdout_carry_it() {
+        let filler = "    total = total + item.size;\n".repeat(8);
+        let src = format!(
+            "(function () {{\n\
+             function warn(format, args) {{\n{filler}  args = args.concat([format]);\n  console.info.apply(console, args);\n}}\n\
+             function user(args) {{\n{filler}  var parts = args.slice(1);\n  warn('x', parts);\n}}\n\
+             function getOut() {{\n{filler}  return process.stdout;\n}}\n\
+             function writer() {{\n{filler}  var o = getOut();\n  o.write('y');\n}}\n\
+             }})();\n{}",
+            "const pad = 1;\n".repeat(100)
+        );
+        let kept = kept(&src);
+        assert!(kept.contains("console.info.apply"), "{kept}");
+        assert!(
+            !kept.contains("args.slice(1)"),
+            "calling a function that writes, or reading a name a writing statement assigns, \
+             carries nothing: {kept}"
+        );
+        assert!(kept.contains("o.write('y')"), "a returned stream: {kept}");
+    }
+
+    #[test]
+    fn cuts_keep_the_syntax_whole() {
+        let filler = "    total = total + item.size;\n".repeat(8);
+        let src = format!(
+            "(function () {{\n\
+             function f(kind, x) {{\n{filler}  switch (kind) {{\n    case 1:\n      total = 1;\n{filler}      break;\n    case 2:\n      console.log(x);\n  }}\n\
+             if (x) quiet(); else console.log(x);\n{filler}}}\n\
+             }})();\n{}",
+            "const pad = 1;\n".repeat(100)
+        );
+        let kept = kept(&src);
+        assert!(kept.contains("case 1:"), "a switch is never cut: {kept}");
+        assert!(
+            kept.contains("if (x) quiet(); else console.log(x);"),
+            "`; else` goes on with the `if`: {kept}"
         );
     }
 }
