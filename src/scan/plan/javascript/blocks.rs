@@ -35,12 +35,13 @@
 use super::{Lexer, RESERVED, RETURNED, Rows, WHOLE};
 use crate::scan::lang::FastHasher;
 use crate::scan::plan::{SHORT_STATEMENT, Stmt, WordSet, push_range};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasherDefault;
 use std::ops::Range;
 
 /// A name as resolved: the scope that declares it (0: the file) or [`MEMBER`], and the name.
 type Key<'s> = (u32, &'s [u8]);
-type KeySet<'s> = HashSet<Key<'s>, std::hash::BuildHasherDefault<FastHasher>>;
+type KeySet<'s> = HashSet<Key<'s>, BuildHasherDefault<FastHasher>>;
 
 /// The scope of member names (`a.name`): they are matched by name alone.
 const MEMBER: u32 = u32::MAX;
@@ -118,6 +119,7 @@ pub(super) fn block_parts(
         }],
         used: KeySet::default(),
         carried: KeySet::default(),
+        carried_names: WordSet::default(),
         scopes: vec![Scope {
             parent: 0,
             declared: WordSet::default(),
@@ -128,6 +130,7 @@ pub(super) fn block_parts(
         for key in [(0, w), (MEMBER, w)] {
             tree.used.insert(key);
             tree.carried.insert(key);
+            tree.carried_names.insert(w);
         }
     }
     if !tree.split(0) {
@@ -150,6 +153,8 @@ struct Tree<'s> {
     used: KeySet<'s>,
     /// The names the statements that carry stdout write.
     carried: KeySet<'s>,
+    /// The names of `carried`, in any scope.
+    carried_names: WordSet<'s>,
     /// The planned bodies; 0 is the file.
     scopes: Vec<Scope<'s>>,
 }
@@ -185,6 +190,10 @@ impl<'s> Tree<'s> {
             .map(|r| mine(r.start).then(|| self.mention(scope, r)).flatten())
             .collect();
         node.mentions.extend(keys.iter().flatten().copied());
+        // Values are spans and the lexer records positions in order: the identifiers and
+        // candidates inside one are a slice. Writes with the same value share its source.
+        let mut by_value: HashMap<(usize, usize), usize, BuildHasherDefault<FastHasher>> =
+            HashMap::default();
         for (k, r) in s.writes.iter().enumerate() {
             if !mine(r.start) {
                 continue;
@@ -193,27 +202,37 @@ impl<'s> Tree<'s> {
                 continue;
             };
             let value = s.values.get(k).cloned().unwrap_or(WHOLE);
-            let spans: &[Range<usize>] = if value == RETURNED {
-                &s.returns
-            } else {
-                std::slice::from_ref(&value)
+            let at = match by_value.get(&(value.start, value.end)) {
+                Some(&at) => at,
+                None => {
+                    let spans: &[Range<usize>] = if value == RETURNED {
+                        &s.returns
+                    } else {
+                        std::slice::from_ref(&value)
+                    };
+                    let mut source = Source::default();
+                    for v in spans {
+                        let lo = s.idents.partition_point(|r| r.start < v.start);
+                        let hi = s.idents.partition_point(|r| r.start < v.end);
+                        let ids = s.idents[lo..hi].iter().zip(&keys[lo..hi]);
+                        source
+                            .mentions
+                            .extend(ids.filter(|(r, _)| mine(r.start)).filter_map(|(_, k)| *k));
+                        let lo = s.hits.partition_point(|&p| p < v.start);
+                        let hi = s.hits.partition_point(|&p| p < v.end);
+                        source.hit |= s.hits[lo..hi].iter().any(|&p| mine(p));
+                    }
+                    node.sources.push(source);
+                    by_value.insert((value.start, value.end), node.sources.len() - 1);
+                    node.sources.len() - 1
+                }
             };
-            let within = |p: usize| mine(p) && spans.iter().any(|v| v.contains(&p));
-            let source = Source {
-                hit: s.hits.iter().any(|&p| within(p)),
-                mentions: s
-                    .idents
-                    .iter()
-                    .zip(&keys)
-                    .filter(|(r, _)| within(r.start))
-                    .filter_map(|(_, k)| *k)
-                    .collect(),
-                carried: false,
-            };
-            node.sources.push(source);
-            let at = node.sources.len() - 1;
             node.writes.push((key, at));
-            if key.0 != MEMBER && !s.declared.iter().any(|(d, _)| d.start == r.start) {
+            let declared = s
+                .declared
+                .binary_search_by_key(&r.start, |(d, _)| d.start)
+                .is_ok();
+            if key.0 != MEMBER && !declared {
                 node.writes.push(((MEMBER, key.1), at));
             }
         }
@@ -333,6 +352,7 @@ impl<'s> Tree<'s> {
                     s.carried = true;
                 }
                 self.carried.extend(n.writes.iter().map(|w| w.0));
+                self.carried_names.extend(n.writes.iter().map(|w| w.0.1));
             }
             // A `return` that carries stdout: the function around it does.
             carries &= n.returns;
@@ -347,9 +367,12 @@ impl<'s> Tree<'s> {
     fn pulled(&self, i: usize) -> (bool, bool) {
         let n = &self.nodes[i];
         let carries = !n.carries && (n.hit || n.mentions.iter().any(|k| self.carried.contains(k)));
-        // A short statement of a kept body is parsed with it (see `emit`): so are the bindings
-        // it reads.
-        let with_body = n.short && n.parent.is_some_and(|p| self.nodes[p].kept);
+        // A short statement of a kept body is parsed with it (see `emit`): when it mentions a
+        // name that carries stdout somewhere, the binding it reads decides whether its name
+        // is that one (`const log = () => {}` shadows a `log` taken from `console`).
+        let with_body = n.short
+            && n.parent.is_some_and(|p| self.nodes[p].kept)
+            && n.mentions.iter().any(|k| self.carried_names.contains(k.1));
         let kept =
             !n.kept && (carries || with_body || n.writes.iter().any(|w| self.used.contains(&w.0)));
         (carries, kept)
@@ -365,7 +388,10 @@ impl<'s> Tree<'s> {
                 s.carried = true;
                 changed = true;
                 let names = n.writes.iter().filter(|w| w.1 == k).map(|w| w.0);
-                self.carried.extend(names);
+                for key in names {
+                    self.carried.insert(key);
+                    self.carried_names.insert(key.1);
+                }
             }
         }
         changed
