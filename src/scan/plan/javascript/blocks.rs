@@ -32,7 +32,7 @@
 //! only be kept when the whole would), so large statements that never matter are not lexed
 //! again.
 
-use super::{Lexer, RESERVED, RETURNED, Rows, WHOLE};
+use super::{Lexer, RESERVED, RETURNED, Rows, WHOLE, is_ident};
 use crate::scan::lang::FastHasher;
 use crate::scan::plan::{SHORT_STATEMENT, Stmt, WordSet, push_range};
 use std::collections::{HashMap, HashSet};
@@ -183,11 +183,21 @@ impl<'s> Tree<'s> {
     /// Adds statement `s`'s names in `scope` to `node` (only those at positions `mine`): what
     /// it mentions, and what it writes with the value of each (a plain assignment, not a
     /// declaration, may also be a class field, read as a member).
-    fn add_names(&self, node: &mut Node<'s>, scope: u32, s: &Stmt, mine: impl Fn(usize) -> bool) {
+    fn add_names(
+        &self,
+        node: &mut Node<'s>,
+        scope: impl Fn(usize) -> u32,
+        s: &Stmt,
+        mine: impl Fn(usize) -> bool,
+    ) {
         let keys: Vec<Option<Key<'s>>> = s
             .idents
             .iter()
-            .map(|r| mine(r.start).then(|| self.mention(scope, r)).flatten())
+            .map(|r| {
+                mine(r.start)
+                    .then(|| self.mention(scope(r.start), r))
+                    .flatten()
+            })
             .collect();
         node.mentions.extend(keys.iter().flatten().copied());
         // Values are spans and the lexer records positions in order: the identifiers and
@@ -198,7 +208,7 @@ impl<'s> Tree<'s> {
             if !mine(r.start) {
                 continue;
             }
-            let Some(key) = self.mention(scope, r) else {
+            let Some(key) = self.mention(scope(r.start), r) else {
                 continue;
             };
             let value = s.values.get(k).cloned().unwrap_or(WHOLE);
@@ -253,7 +263,7 @@ impl<'s> Tree<'s> {
             hit: s.hit,
             ..Node::default()
         };
-        self.add_names(&mut node, scope, &s, |_| true);
+        self.add_names(&mut node, |_| scope, &s, |_| true);
         node
     }
 
@@ -287,35 +297,51 @@ impl<'s> Tree<'s> {
         }
         let rows = Rows::new(src, span.start, row);
         let mut members = Vec::new();
+        // The parameter lists of the bodies, each with the body's scope.
+        let mut params: Vec<(Range<usize>, u32)> = Vec::new();
         for (body, &function) in bodies.iter().zip(&function) {
+            let next_id = u32::try_from(self.scopes.len())
+                .unwrap_or(MEMBER - 1)
+                .min(MEMBER - 1);
             let stmts = Lexer::span(src, body.clone(), rows.at(body.start), true).statements();
             if stmts.iter().any(|m| m.malformed) {
                 return false;
             }
             // The body's scope: a block's declares only its `let`, `const` and `class` names
             // (a `var` or a function declaration in it may be the function's).
-            let declared = stmts
+            let mut declared: WordSet = stmts
                 .iter()
                 .flat_map(|m| &m.declared)
                 .filter(|(_, block)| function || *block)
                 .map(|(r, _)| &src[r.clone()])
                 .collect();
-            let id = u32::try_from(self.scopes.len())
-                .unwrap_or(MEMBER - 1)
-                .min(MEMBER - 1);
+            if function {
+                let (list, names) = parameters(src, body.start - 1);
+                declared.extend(names.iter().map(|r| &src[r.clone()]));
+                params.push((list, next_id));
+            }
+            let id = next_id;
             self.scopes.push(Scope {
                 parent: scope,
                 declared,
             });
             members.extend(stmts.into_iter().map(|m| (m, id)));
         }
+        // The parameters' names are the bodies' declarations, not the header's names.
         let inside = |p: usize| bodies.iter().any(|b| b.contains(&p));
+        // A parameter list's names (defaults included) are in its body's scope.
+        let scope_at = |p: usize| {
+            params
+                .iter()
+                .find(|(l, _)| l.contains(&p))
+                .map_or(scope, |&(_, id)| id)
+        };
         lexed.close_regions(-1, true);
         lexed.stmts.push(std::mem::take(&mut lexed.cur));
         let mut header = Node::default();
         for s in &lexed.stmts {
             header.hit |= s.hits.iter().any(|&p| !inside(p));
-            self.add_names(&mut header, scope, s, |p| !inside(p));
+            self.add_names(&mut header, scope_at, s, |p| !inside(p));
         }
         let mut children = Vec::with_capacity(members.len());
         for (m, id) in members {
@@ -456,6 +482,78 @@ impl<'s> Tree<'s> {
     }
 }
 
+/// The plain parameter names of the function whose body's `{` is at `open` (`(a, b = 1, ...c)`,
+/// `x =>`, TypeScript's `a?: T`); none when the list holds anything this cannot read for sure
+/// (a string, a comment, a regular expression: a `(` in them would mislead the search).
+/// Destructured parameters are left out: a declaration missed only keeps more.
+fn parameters(src: &[u8], open: usize) -> (Range<usize>, Vec<Range<usize>>) {
+    let before = src[..open].trim_ascii_end();
+    let (list, arrow) = match before.strip_suffix(b"=>") {
+        Some(b) => (b.trim_ascii_end(), true),
+        None => (before, false),
+    };
+    if arrow && !list.ends_with(b")") {
+        // `x => {`
+        let mut k = list.len();
+        while k > 0 && (is_ident(list[k - 1]) || list[k - 1] == b'$') {
+            k -= 1;
+        }
+        return (k..list.len(), std::iter::once(k..list.len()).collect());
+    }
+    let Some(inner_end) = list.len().checked_sub(1).filter(|&e| list[e] == b')') else {
+        return (0..0, Vec::new());
+    };
+    let mut depth = 0i32;
+    let mut start = None;
+    for k in (0..inner_end).rev() {
+        match list[k] {
+            b'"' | b'\'' | b'`' | b'/' => return (0..0, Vec::new()),
+            b')' | b']' | b'}' => depth += 1,
+            b'(' if depth == 0 => {
+                start = Some(k + 1);
+                break;
+            }
+            b'(' | b'[' | b'{' => depth -= 1,
+            _ => {}
+        }
+    }
+    let Some(start) = start else {
+        return (0..0, Vec::new());
+    };
+    let inner = &list[start..inner_end];
+    let mut names = Vec::new();
+    let mut depth = 0i32;
+    let mut part_start = 0;
+    for k in 0..=inner.len() {
+        let b = inner.get(k).copied().unwrap_or(b',');
+        match b {
+            b'(' | b'[' | b'{' | b'<' => depth += 1,
+            b')' | b']' | b'}' | b'>' => depth -= 1,
+            b',' if depth <= 0 => {
+                let part = inner[part_start..k].trim_ascii();
+                let part = part.strip_prefix(b"...").unwrap_or(part).trim_ascii_start();
+                let mut e = 0;
+                while e < part.len() && (is_ident(part[e]) || part[e] == b'$') {
+                    e += 1;
+                }
+                let rest = part[e..].trim_ascii_start();
+                let plain = e > 0
+                    && !part[0].is_ascii_digit()
+                    && (rest.is_empty() || matches!(rest[0], b'=' | b':' | b'?'));
+                if plain {
+                    // `part` is a subslice of `src`: its offset there.
+                    let at = part.as_ptr() as usize - src.as_ptr() as usize;
+                    names.push(at..at + e);
+                }
+                depth = 0;
+                part_start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    (start..inner_end, names)
+}
+
 /// Whether the name at `start` follows a `.` (`a.name`, `a?.name`; not `...name`).
 fn is_member(src: &[u8], start: usize) -> bool {
     let before = src[..start].trim_ascii_end();
@@ -510,7 +608,7 @@ mod tests {
         let filler = "    total = total + item.size;\n".repeat(8);
         let src = format!(
             "(function () {{\n\
-             function loud(args) {{\n{filler}  console.log(args);\n}}\n\
+             function loud() {{\n{filler}  console.log(args);\n}}\n\
              function local() {{\n{filler}  (function () {{ var args = [1]; }})();\n}}\n\
              function subscript(table) {{\n{filler}  table[args] = 1;\n}}\n\
              if (ready) {{\n{filler}  var args = [2];\n}}\n\
@@ -532,22 +630,62 @@ mod tests {
         let filler = "    total = total + item.size;\n".repeat(8);
         let src = format!(
             "(function () {{\n\
-             function loud(root) {{\n{filler}  console.log(root);\n}}\n\
+             function loud(root, {{ a }}, ...rest) {{\n{filler}  console.log(root, glob, a, rest);\n}}\n\
              function other() {{\n{filler}  var root = makeTree();\n  return root;\n}}\n\
-             function outer() {{\n{filler}  root = 2;\n}}\n\
+             function setter() {{\n{filler}  root = makeRoot();\n  rest = makeRest();\n}}\n\
+             function outer() {{\n{filler}  glob = makeGlob();\n  a = makeA();\n}}\n\
              }})();\n{}",
             "const pad = 1;\n".repeat(100)
         );
         let kept = kept(&src);
-        assert!(kept.contains("console.log(root)"), "{kept}");
+        assert!(kept.contains("console.log(root"), "{kept}");
         assert!(
             !kept.contains("makeTree"),
             "another function's own `root`: {kept}"
         );
         assert!(
-            kept.contains("root = 2"),
-            "an assignment to an undeclared name may be the parameter's binding: {kept}"
+            !kept.contains("makeRoot") && !kept.contains("makeRest"),
+            "`root` and `rest` are parameters of the function that reads them: {kept}"
         );
+        assert!(kept.contains("makeGlob"), "an undeclared name: {kept}");
+        assert!(
+            kept.contains("makeA"),
+            "a destructured parameter is not read as declared: {kept}"
+        );
+    }
+
+    #[test]
+    fn a_parameter_default_is_the_value_of_the_parameter_in_its_body() {
+        let filler = "    total = total + item.size;\n".repeat(8);
+        let src = format!(
+            "(function () {{\n\
+             function make(out = process.stdout, copy = out) {{\n{filler}  holder.sink = copy;\n}}\n\
+             function send(x) {{\n{filler}  holder.sink.write(x);\n}}\n\
+             }})();\n{}",
+            "const pad = 1;\n".repeat(100)
+        );
+        let kept = kept(&src);
+        assert!(kept.contains("holder.sink = copy"), "{kept}");
+        assert!(kept.contains("holder.sink.write(x)"), "{kept}");
+    }
+
+    #[test]
+    fn parameter_lists_are_read_only_when_plain() {
+        use super::parameters;
+        let names = |src: &str| -> Vec<String> {
+            let open = src.rfind('{').expect("a body");
+            parameters(src.as_bytes(), open)
+                .1
+                .into_iter()
+                .map(|r| src[r].to_string())
+                .collect()
+        };
+        assert_eq!(names("function f(a, b = g(1, 2), ...c) {"), ["a", "b", "c"]);
+        assert_eq!(names("(x, { y }, [z]) => {"), ["x"]);
+        assert_eq!(names("x => {"), ["x"]);
+        assert_eq!(names("m(a: Map<K, V>, b?: T) {"), ["a", "b"]);
+        assert!(names("function f(a = \")\", b) {").is_empty());
+        assert!(names("function f(a = /x/) {").is_empty());
     }
 
     #[test]
