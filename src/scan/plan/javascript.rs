@@ -233,43 +233,15 @@ pub fn javascript(src: &[u8]) -> Plan {
     while i < src.len() {
         let b = src[i];
         match b {
-            b'`' if texts => match template_text(src, i + 1) {
-                Text::Chunk(end, substitution) => {
-                    if VOCAB.string_hit(&src[i + 1..end]) {
-                        return Plan::Whole;
-                    }
-                    if substitution {
-                        templates.push(braces);
-                        braces += 1;
-                    }
-                    i = end + if substitution { 2 } else { 1 };
-                    prev = if substitution { b'{' } else { b'"' };
+            // A template's text, from its backtick or from the `}` that ends a substitution.
+            b'`' | b'}'
+                if (b == b'`' && texts)
+                    || (b == b'}' && templates.last() == Some(&(braces - 1))) =>
+            {
+                if b == b'}' {
+                    templates.pop();
+                    braces -= 1;
                 }
-                // From here on every backtick is code: which ones close a template is unknown.
-                Text::Code => {
-                    texts = false;
-                    prev = b;
-                    i += 1;
-                }
-                Text::Open => return Plan::Whole,
-            },
-            // A `/` in a substitution may open a regular expression, whose braces this lexer
-            // cannot tell: templates are code from here on.
-            b'/' if !templates.is_empty() => {
-                texts = false;
-                templates.clear();
-                prev = b;
-                i += 1;
-            }
-            b'{' => {
-                braces += 1;
-                prev = b;
-                i += 1;
-            }
-            b'}' if templates.last() == Some(&(braces - 1)) => {
-                // A substitution ends: its template's text goes on, as if a new one opened.
-                templates.pop();
-                braces -= 1;
                 match template_text(src, i + 1) {
                     Text::Chunk(end, substitution) => {
                         if VOCAB.string_hit(&src[i + 1..end]) {
@@ -282,6 +254,8 @@ pub fn javascript(src: &[u8]) -> Plan {
                         i = end + if substitution { 2 } else { 1 };
                         prev = if substitution { b'{' } else { b'"' };
                     }
+                    // From here on every backtick is code: which ones close a template is
+                    // unknown.
                     Text::Code => {
                         texts = false;
                         templates.clear();
@@ -290,6 +264,19 @@ pub fn javascript(src: &[u8]) -> Plan {
                     }
                     Text::Open => return Plan::Whole,
                 }
+            }
+            // A `/` in a substitution may open a regular expression, whose braces this lexer
+            // cannot tell: templates are code from here on.
+            b'/' if !templates.is_empty() => {
+                texts = false;
+                templates.clear();
+                prev = b;
+                i += 1;
+            }
+            b'{' => {
+                braces += 1;
+                prev = b;
+                i += 1;
             }
             b'}' => {
                 braces -= 1;
