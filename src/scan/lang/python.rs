@@ -188,6 +188,10 @@ struct Py<'t> {
     /// Function definitions by (scope, name): a call of one whose one result is a value is
     /// that value (`def out(): return sys.stdout`).
     functions: FastMap<(usize, &'t str), Node<'t>>,
+    /// Classes by (defining scope, name): `Out.stream` reads a class attribute.
+    classes: FastMap<(usize, &'t str), Node<'t>>,
+    /// Names assigned through a subscript (`table[k] = v`): their dict literals are not trusted.
+    subscripted: Vec<&'t str>,
     /// `builtins.print = ...` style overrides: path → bindings.
     overrides: FastMap<String, Vec<Binding<'t>>>,
     /// `self.attr = value` inside methods: (class scope, attr) → bindings.
@@ -221,6 +225,8 @@ impl<'t> Py<'t> {
             scope_of: FastMap::default(),
             star_imports: Vec::new(),
             functions: FastMap::default(),
+            classes: FastMap::default(),
+            subscripted: Vec::new(),
             overrides: FastMap::default(),
             self_attrs: FastMap::default(),
             stdout_replaced: Vec::new(),
@@ -353,6 +359,7 @@ impl<'t> Py<'t> {
                 "class_definition" => {
                     if let Some(name) = node.field("name") {
                         self.bind(scope, name, Def::Opaque, scope);
+                        self.classes.insert((scope, self.text(name)), node);
                     }
                     child_scope = self.new_scope(node, Kind::Class, scope);
                 }
@@ -543,6 +550,11 @@ impl<'t> Py<'t> {
                     });
                 }
             }
+            ("subscript", _) => {
+                if let Some(table) = left.field("value").filter(|t| t.kind() == "identifier") {
+                    self.subscripted.push(self.text(table));
+                }
+            }
             ("pattern_list" | "tuple_pattern" | "list_pattern", Some(value))
                 if matches!(value.kind(), "expression_list" | "tuple" | "list") =>
             {
@@ -722,6 +734,9 @@ impl<'t> Py<'t> {
                 if let Some(v) = self.resolve_self_attr(node, scope, depth) {
                     return v;
                 }
+                if let Some(v) = self.class_attr(obj, attr, scope, depth) {
+                    return v;
+                }
                 match self.resolve(obj, scope, depth + 1) {
                     Val::Path(p) => {
                         let path = format!("{p}.{}", self.text(attr));
@@ -798,6 +813,8 @@ impl<'t> Py<'t> {
                     _ => Val::Unknown,
                 }
             }
+            // `STREAMS["out"]` of a dict literal with that key.
+            "subscript" => self.dict_entry(node, scope, depth).unwrap_or(Val::Unknown),
             "parenthesized_expression" => match node.named_child(0) {
                 Some(inner) => self.resolve(inner, scope, depth + 1),
                 None => Val::Unknown,
@@ -815,6 +832,67 @@ impl<'t> Py<'t> {
             "false" => Val::Bool(false),
             _ => Val::Unknown,
         }
+    }
+
+    /// `Out.stream` where `Out` is a class of this file: the class attribute's last value.
+    fn class_attr(
+        &self,
+        obj: Node<'t>,
+        attr: Node<'t>,
+        scope: usize,
+        depth: u32,
+    ) -> Option<Val<'t>> {
+        if obj.kind() != "identifier" {
+            return None;
+        }
+        let name = self.text(obj);
+        let b = self.lookup(name, scope, obj.start_byte())?;
+        if !matches!(b.def, Def::Opaque) {
+            return None;
+        }
+        let class = self.classes.get(&(b.scope, name))?;
+        let inner = *self.scope_of.get(&class.id())?;
+        let binding = self.scopes[inner].bindings.get(self.text(attr))?.last()?;
+        Some(match binding.def {
+            Def::Value(v) if !v.byte_range().contains(&obj.start_byte()) => {
+                self.resolve(v, inner, depth + 1)
+            }
+            Def::Import(ref q) => Val::Path(q.clone()),
+            _ => Val::Unknown,
+        })
+    }
+
+    /// `table["key"]` where `table` is bound to a dict literal: the value under that key.
+    fn dict_entry(&self, node: Node<'t>, scope: usize, depth: u32) -> Option<Val<'t>> {
+        let table = node.field("value")?;
+        let key = node.field("subscript")?;
+        if table.kind() != "identifier" || self.subscripted.contains(&self.text(table)) {
+            return None;
+        }
+        let Val::Str(key) = self.resolve(key, scope, depth + 1) else {
+            return None;
+        };
+        let b = self.lookup(self.text(table), scope, table.start_byte())?;
+        let Def::Value(dict) = b.def else {
+            return None;
+        };
+        if dict.kind() != "dictionary" || dict.byte_range().contains(&node.start_byte()) {
+            return None;
+        }
+        let mut c = dict.walk();
+        let mut found = None;
+        for pair in dict.named_children(&mut c) {
+            if pair.kind() != "pair" {
+                // `**other`: keys the scan cannot see.
+                return None;
+            }
+            if let (Some(k), Some(v)) = (pair.field("key"), pair.field("value"))
+                && self.resolve(k, b.scope, depth + 1) == Val::Str(key.clone())
+            {
+                found = Some(v);
+            }
+        }
+        Some(self.resolve(found?, b.scope, depth + 1))
     }
 
     /// The value an override (`builtins.print = x`) gives a path at this use, if any.
