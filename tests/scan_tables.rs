@@ -50,7 +50,7 @@ fn rows_as_lines(t: &'static sinks::Table) -> Vec<(&'static str, String)> {
             _ if !values.is_empty() => {
                 format!("'x', {{ {}: '{}' }}", a.kw.unwrap_or("v"), values[0])
             }
-            sinks::Means::Stream | sinks::Means::Sink => stdout.clone(),
+            sinks::Means::Stream | sinks::Means::Streams | sinks::Means::Sink => stdout.clone(),
             _ => String::new(),
         };
         (name, format!("{sp}({arg})"))

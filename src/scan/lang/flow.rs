@@ -681,7 +681,22 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             if w.arg.pos.is_none() && w.arg.kw.is_none() {
                 return recv; // a method of a stream that returns the stream (`lock()`)
             }
-            if let Some(a) = self.arg_of(call, w.arg.pos, w.arg.kw) {
+            if w.arg.means == sinks::Means::Streams {
+                // A tee: stdout among its streams, else the first stream it writes.
+                let from = usize::from(w.arg.pos.unwrap_or(0));
+                let mut first = None;
+                for (_, a, _) in call.args.clone().into_iter().skip(from) {
+                    let v = self.eval(a, scope, depth + 1);
+                    match self.stream_of(&v) {
+                        Some(s) if s.dest == Dest::Stdout => return v,
+                        Some(_) if first.is_none() => first = Some(v),
+                        _ => {}
+                    }
+                }
+                if let Some(v) = first {
+                    return v;
+                }
+            } else if let Some(a) = self.arg_of(call, w.arg.pos, w.arg.kw) {
                 let v = self.eval(a, scope, depth + 1);
                 if self.stream_of(&v).is_some() {
                     return v;
@@ -797,7 +812,7 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 _ => self.stream_of(&v).map_or(Dest::Other, |s| s.dest),
             },
             Means::ChildStdout if matches!(v, Val::Str(_)) => Dest::Stdout,
-            Means::Stream | Means::Sink | Means::ChildStdout => match &v {
+            Means::Stream | Means::Streams | Means::Sink | Means::ChildStdout => match &v {
                 Val::Null => default,
                 Val::Config(i) if means == Means::ChildStdout => self.configs[*i].dest,
                 Val::Unknown | Val::Config(_) => Dest::Unknown,
@@ -1091,6 +1106,24 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
     fn generic(&mut self, call: &Call<'t>, path: &str, scope: usize, name: &str) {
         let last = super::last_segment(path.trim_end_matches("()"));
         let last = if last.is_empty() { call.name } else { last };
+        // Given stdin too, it is a transport (`run(stdin(), stdout())`); a question about the
+        // stream (`is_terminal(&stdout())`, `terminal_size_of(stdout())`, `flush(...)`) writes
+        // nothing.
+        let lower_last = last.to_ascii_lowercase();
+        let query = (lower_last.starts_with("is")
+            && !lower_last.starts_with("issue")
+            && lower_last.len() > 2)
+            || ["size", "flush", "tty", "color", "colour"]
+                .iter()
+                .any(|w| lower_last.contains(w));
+        if query
+            || call
+                .args
+                .iter()
+                .any(|(_, v, _)| self.text(*v).to_ascii_lowercase().contains("stdin"))
+        {
+            return;
+        }
         for (key, value, at) in call.args.clone() {
             let v = self.eval(value, scope, 0);
             if let Some(s) = self.stream_of(&v)
@@ -1137,6 +1170,8 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                     .iter()
                     .any(|w| t.contains(w))
                 });
+                // So is a helper that sends one (`send(&mut stdout, &resp)`,
+                // `writeFrame(os.Stdout, reply)`).
                 if message
                     && [
                         "serializ",
@@ -1144,6 +1179,10 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                         "encodetostream",
                         "to_writer",
                         "marshal",
+                        "send",
+                        "frame",
+                        "reply",
+                        "respond",
                     ]
                     .iter()
                     .any(|w| lower.contains(w))

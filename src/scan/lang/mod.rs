@@ -423,7 +423,8 @@ pub fn is_transport_name(name: &str) -> bool {
         "listen",
         "connect",
         "wrap",
-        "encoder",
+        "framed",
+        "codec",
     ]
     .iter()
     .any(|w| lower.contains(w))

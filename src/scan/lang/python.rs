@@ -1507,7 +1507,7 @@ impl<'t> Site<'t> for PySite<'_, 't> {
         let py = self.py;
         let scope = self.scope;
         match means {
-            Means::Stream => match py.resolve(value, scope, 0) {
+            Means::Stream | Means::Streams => match py.resolve(value, scope, 0) {
                 Val::None => default,
                 Val::Path(p) if is_stdout_path(&p) => Dest::Stdout,
                 Val::Path(p) if is_stderr_path(&p) => Dest::Stderr,

@@ -29,6 +29,8 @@ struct Rs<'t> {
     uses: HashMap<String, String>,
     /// User macros whose expansion prints to stdout.
     print_macros: Vec<String>,
+    /// Every `macro_rules!` name of the file.
+    own_macros: Vec<String>,
     /// Rows of items compiled for tests only (`#[cfg(test)] mod tests { ... }`).
     tests: Vec<std::ops::RangeInclusive<usize>>,
 }
@@ -42,6 +44,7 @@ impl<'t> Rs<'t> {
             src: src.as_bytes(),
             uses: HashMap::new(),
             print_macros: Vec::new(),
+            own_macros: Vec::new(),
             tests: Default::default(),
         };
         let mut defs: Vec<(String, &'t str)> = Vec::new();
@@ -91,6 +94,7 @@ impl<'t> Rs<'t> {
                 }
             }
         }
+        rs.own_macros = defs.iter().map(|(n, _)| n.clone()).collect();
         // A macro that expands to a printing macro prints too (to a fixed point).
         let prints = |body: &str, known: &[String]| {
             let compact: String = body.split_whitespace().collect();
@@ -390,6 +394,16 @@ impl<'t> Syntax<'t> for Rs<'t> {
                 return Expr::Field(self.text(field));
             }
             let g = g.trim_start_matches("&mut").trim_start_matches('&');
+            // `&mut out`: the variable.
+            if !g.is_empty() && g.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                let mut k = Some(node);
+                while let Some(t) = k {
+                    if t.kind() == "identifier" && self.text(t) == g {
+                        return Expr::Ident(self.text(t));
+                    }
+                    k = t.next_sibling().filter(|n| self.text(*n) != ",");
+                }
+            }
             if g.chars()
                 .all(|c| c.is_alphanumeric() || matches!(c, '_' | ':' | '(' | ')' | '.'))
             {
@@ -470,6 +484,11 @@ impl<'t> Syntax<'t> for Rs<'t> {
         if self.print_macros.iter().any(|m| m == name) {
             return Some("std::println".to_string());
         }
+        if self.own_macros.iter().any(|m| m == name) {
+            // A `macro_rules!` of the file that does not print shadows the prelude's
+            // (`macro_rules! println { ... => eprintln!(...) }`).
+            return None;
+        }
         if let Some(p) = self.uses.get(name) {
             return Some(p.clone());
         }
@@ -494,7 +513,7 @@ impl<'t> Syntax<'t> for Rs<'t> {
     }
 
     fn generic_stdout_args(&self) -> bool {
-        false
+        true
     }
 
     fn returned(&self, node: Node<'t>) -> Option<(&'t str, Node<'t>)> {

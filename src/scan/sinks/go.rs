@@ -371,7 +371,14 @@ static WRAPPERS: &[Wrapper] = &[
     ),
     wrap!("text/tabwriter.NewWriter", Function, W0),
     wrap!("encoding/json.NewEncoder", Function, W0),
-    wrap!("io.MultiWriter", Function, W0),
+    // Conversions to an interface keep the value (`w := io.Writer(os.Stdout)`).
+    wrap!("io.Writer", Function, W0),
+    wrap!("io.WriteCloser", Function, W0),
+    wrap!(
+        "io.MultiWriter",
+        Function,
+        arg(Some(0), None, Other, Means::Streams)
+    ),
 ];
 
 static CONFIGS: &[Config] = &[

@@ -68,6 +68,9 @@ impl Dest {
 pub enum Means {
     /// A stream or writer object (`file=sys.stderr`, `os.Stdout`).
     Stream,
+    /// This argument and every one after it are streams written alike (a tee:
+    /// `io.MultiWriter(os.Stderr, os.Stdout)`); stdout among them is stdout.
+    Streams,
     /// A file descriptor number (`os.write(1, ...)`).
     Fd,
     /// A path or a file descriptor (`open("/dev/stdout", "w")`, `open(1, "w")`).
@@ -405,7 +408,8 @@ pub fn vocabulary(lang: Lang) -> Vec<&'static str> {
         add(w);
     }
     // A row that reports only when handed a stdout value is found through that value's word.
-    let reports_alone = |a: &Arg| a.default == Dest::Stdout || !matches!(a.means, Means::Stream);
+    let reports_alone =
+        |a: &Arg| a.default == Dest::Stdout || !matches!(a.means, Means::Stream | Means::Streams);
     for s in t.sinks.iter().chain(t.redirects) {
         if reports_alone(&s.arg) {
             add(t.anchor(s.name));
@@ -602,6 +606,7 @@ fn title(lang: Lang) -> &'static str {
 fn arg_doc(a: &Arg) -> String {
     let what = match a.means {
         Means::Stream => "stream",
+        Means::Streams => "streams from",
         Means::Fd => "fd",
         Means::FileOrFd => "path or fd",
         Means::Presence => "any value",

@@ -218,6 +218,11 @@ static WRAPPERS: &[Wrapper] = &[
         arg: W0,
     },
     Wrapper {
+        name: "tokio::io::BufWriter::new",
+        form: Function,
+        arg: W0,
+    },
+    Wrapper {
         name: "Box::new",
         form: Function,
         arg: W0,
