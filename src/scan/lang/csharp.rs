@@ -247,6 +247,13 @@ impl<'t> Syntax<'t> for Cs<'t> {
             },
             "alias_qualified_name" => Expr::Path(self.text(node).to_string()),
             "invocation_expression" | "object_creation_expression" => Expr::Call,
+            // `v ? Console.Out : Console.Error`: stdout when a branch is.
+            "conditional_expression" => Expr::Choice(
+                [node.field("consequence"), node.field("alternative")]
+                    .into_iter()
+                    .flatten()
+                    .collect(),
+            ),
             "parenthesized_expression" | "await_expression" => {
                 node.named_child(0).map_or(Expr::Unknown, Expr::Inner)
             }

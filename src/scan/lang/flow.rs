@@ -754,9 +754,30 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
         if let Some(i) = self.config_of.get(&call.node.id()) {
             return *i;
         }
-        let dest = match self.arg_of(call, row.arg.pos, row.arg.kw) {
-            Some(a) => self.config_dest(row, a, scope),
-            None => row.arg.default,
+        let dest = match row.arg.kw.filter(|k| k.contains('|')) {
+            // Several options that each can move the output (`RedirectStandardOutput = true`
+            // or `UseShellExecute = true`), in any order: the first that moves it decides.
+            Some(k) => {
+                let given: Vec<Node<'t>> = call
+                    .args
+                    .iter()
+                    .filter(|(n, _, _)| n.is_some_and(|n| k.split('|').any(|k| k == n)))
+                    .map(|(_, v, _)| *v)
+                    .collect();
+                let mut dest = row.arg.default;
+                for a in given {
+                    let d = self.config_dest(row, a, scope);
+                    if d != row.arg.default {
+                        dest = d;
+                        break;
+                    }
+                }
+                dest
+            }
+            None => match self.arg_of(call, row.arg.pos, row.arg.kw) {
+                Some(a) => self.config_dest(row, a, scope),
+                None => row.arg.default,
+            },
         };
         // A configuration whose conditions fail (another plugin type) is never a finding.
         let holds = {
@@ -984,14 +1005,25 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 _ => break,
             }
         }
-        if self.syn.is_payload(node) {
-            return true;
-        }
         // A lone line break after a message is the frame's terminator, no output of its own.
         let literal = self.text(node);
         let literal = literal.strip_prefix("(byte)").unwrap_or(literal).trim();
         let literal = literal.trim_start_matches('b').trim_start_matches('@');
         if matches!(literal, "\"\\n\"" | "'\\n'" | "\"\\r\\n\"") {
+            return true;
+        }
+        // Options that indent, in the call (`Serialize(r, Pretty)`) or in the function that
+        // writes (`new JsonSerializerOptions { WriteIndented = true }`, `Json { prettyPrint =
+        // true }`): several lines, never a frame.
+        let call_text = self.text(node).to_ascii_lowercase();
+        let around = self.outer_function_text(scope).to_ascii_lowercase();
+        if ["pretty", "indent"]
+            .iter()
+            .any(|w| call_text.contains(w) || around.contains(w))
+        {
+            return false;
+        }
+        if self.syn.is_payload(node) {
             return true;
         }
         match self.eval(node, scope, 0) {
@@ -1002,6 +1034,7 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 if p.contains("pretty") || p.contains("indent") {
                     return false;
                 }
+
                 p.contains("writevalueasstring")
                     || p.contains("json")
                         && [
@@ -1077,6 +1110,11 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
 
     fn set_config(&mut self, i: usize, dest: Dest, at: Node<'t>) {
         let c = &mut self.configs[i];
+        if c.row.arg.kw.is_some_and(|k| k.contains('|')) && dest == c.row.arg.default {
+            // One of several options left as it was (`UseShellExecute = false`) does not undo
+            // another that moved the output (`RedirectStandardOutput = true`).
+            return;
+        }
         c.dest = dest;
         if dest == Dest::Stdout {
             c.at = at;

@@ -220,6 +220,13 @@ impl<'t> Syntax<'t> for Java<'t> {
             "method_invocation" | "object_creation_expression" => Expr::Call,
             "parenthesized_expression" => node.named_child(0).map_or(Expr::Unknown, Expr::Inner),
             "cast_expression" => node.field("value").map_or(Expr::Unknown, Expr::Inner),
+            // `v ? System.out : System.err`: stdout when a branch is.
+            "ternary_expression" => Expr::Choice(
+                [node.field("consequence"), node.field("alternative")]
+                    .into_iter()
+                    .flatten()
+                    .collect(),
+            ),
             "string_literal" => Expr::Str(self.text(node).trim_matches('"').to_string()),
             "decimal_integer_literal" => self.text(node).parse().map_or(Expr::Unknown, Expr::Int),
             "true" => Expr::Bool(true),

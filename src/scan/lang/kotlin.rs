@@ -420,6 +420,43 @@ impl<'t> Syntax<'t> for Kt<'t> {
             },
             "call_expression" => Expr::Call,
             "parenthesized_expression" => node.named_child(0).map_or(Expr::Unknown, Expr::Inner),
+            // `if (v) System.out else System.err`, `when { ... }`: stdout when a branch is.
+            "if_expression" => {
+                let cond = node.field("condition").map(|c| c.id());
+                let mut c = node.walk();
+                Expr::Choice(
+                    node.named_children(&mut c)
+                        .filter(|k| Some(k.id()) != cond && !k.kind().contains("comment"))
+                        .collect(),
+                )
+            }
+            "when_expression" => {
+                let mut c = node.walk();
+                let entries: Vec<Node> = node
+                    .named_children(&mut c)
+                    .filter(|k| k.kind() == "when_entry")
+                    .collect();
+                Expr::Choice(
+                    entries
+                        .into_iter()
+                        .filter_map(|e| {
+                            let mut c = e.walk();
+                            e.named_children(&mut c)
+                                .filter(|k| !k.kind().contains("comment"))
+                                .last()
+                                .filter(|b| Some(b.id()) != e.field("condition").map(|c| c.id()))
+                        })
+                        .collect(),
+                )
+            }
+            // A branch's block results in its last statement.
+            "block" => {
+                let mut c = node.walk();
+                node.named_children(&mut c)
+                    .filter(|k| !k.kind().contains("comment"))
+                    .last()
+                    .map_or(Expr::Unknown, Expr::Inner)
+            }
             "string_literal" => {
                 let t = self.text(node);
                 if t.contains('$') {

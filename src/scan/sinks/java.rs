@@ -77,7 +77,9 @@ static SINKS: &[Sink] = &[
         Method,
         INHERIT,
         always(Stdout),
-        &[],
+        // `inheritIO().redirectOutput(Redirect.PIPE)` takes stdout back; an inheriting
+        // `redirectOutput(...)` is a finding of its own row.
+        &[Cond::ScopeLacks("redirectOutput")],
         "`inheritIO()` gives the child process the server's stdout"
     ),
     row!(
