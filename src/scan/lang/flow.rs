@@ -1465,6 +1465,39 @@ impl<'t, S: Syntax<'t>> Site<'t> for FlowSite<'_, 't, S> {
                 |a| matches!(e.eval(a, self.scope, 0), Val::Str(s) if s.eq_ignore_ascii_case(v)),
             ),
             Cond::ScopeLacks(n) => !e.outer_function_text(self.scope).contains(n),
+            Cond::ThenLacks(n) => {
+                let call = self.call.node;
+                // The chain the call is part of: its ancestors up to the statement.
+                let mut top = call;
+                for _ in 0..64 {
+                    match top.parent() {
+                        Some(p)
+                            if !p.kind().ends_with("statement")
+                                && !p.kind().ends_with("declaration")
+                                && !p.kind().ends_with("declarator")
+                                && !matches!(
+                                    p.kind(),
+                                    "block" | "statements" | "lambda_literal" | "source_file"
+                                ) =>
+                        {
+                            top = p
+                        }
+                        _ => break,
+                    }
+                }
+                let after = e.text.get(call.end_byte()..top.end_byte()).unwrap_or("");
+                let on_variable = self.call.receiver.is_some_and(|r| {
+                    let name = e.text(r);
+                    !name.is_empty()
+                        && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+                        && e.text
+                            .get(call.end_byte()..)
+                            .unwrap_or("")
+                            .contains(&format!("{name}.{n}"))
+                        && e.outer_function_text(self.scope).contains(&format!("{name}.{n}"))
+                });
+                !after.contains(n) && !on_variable
+            }
         }
     }
 }

@@ -79,7 +79,7 @@ static SINKS: &[Sink] = &[
         always(Stdout),
         // `inheritIO().redirectOutput(Redirect.PIPE)` takes stdout back; an inheriting
         // `redirectOutput(...)` is a finding of its own row.
-        &[Cond::ScopeLacks("redirectOutput")],
+        &[Cond::ThenLacks("redirectOutput")],
         "`inheritIO()` gives the child process the server's stdout"
     ),
     row!(

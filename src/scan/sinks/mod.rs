@@ -150,6 +150,10 @@ pub enum Cond {
     /// top-level code) does not mention this name: an option configured for the same host
     /// (`services.Configure<ConsoleLoggerOptions>(...)`), not for another one in another method.
     ScopeLacks(&'static str),
+    /// No later call of this name on the same object: further along the call's chain
+    /// (`inheritIO().redirectOutput(PIPE)`) or on the variable it was called on in the same
+    /// method (`pb.inheritIO(); pb.redirectOutput(PIPE)`).
+    ThenLacks(&'static str),
     /// The argument at this position is this string (`System.setProperty(
     /// "org.slf4j.simpleLogger.logFile", ...)`).
     ArgIs(u8, &'static str),
@@ -658,6 +662,7 @@ fn conds_doc(conds: &[Cond]) -> String {
             Cond::FileLacks(n) => format!("no `{n}` in the file"),
             Cond::CallLacks(n) => format!("no `{n}` in the call"),
             Cond::ScopeLacks(n) => format!("no `{n}` in the enclosing method"),
+            Cond::ThenLacks(n) => format!("no `{n}` on the same object after it"),
             Cond::ArgIs(p, v) => format!("arg #{p} is `\"{v}\"`"),
             Cond::Quiet => "no finding of its own".to_string(),
             Cond::NotFilter => "not a filter that calls the original".to_string(),

@@ -693,7 +693,7 @@ impl<'t> Site<'t> for JsSite<'_, 't> {
             // JS rows do not use it: never a finding on a condition it cannot read.
             Cond::ArgIs(..) => false,
             // JS rows do not use it: the file.
-            Cond::FileLacks(n) | Cond::ScopeLacks(n) => !js.text.contains(n),
+            Cond::FileLacks(n) | Cond::ScopeLacks(n) | Cond::ThenLacks(n) => !js.text.contains(n),
             Cond::FollowsRedirect
             | Cond::WriteMode(..)
             | Cond::NotCaptured(_)
