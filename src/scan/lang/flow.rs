@@ -1494,7 +1494,8 @@ impl<'t, S: Syntax<'t>> Site<'t> for FlowSite<'_, 't, S> {
                             .get(call.end_byte()..)
                             .unwrap_or("")
                             .contains(&format!("{name}.{n}"))
-                        && e.outer_function_text(self.scope).contains(&format!("{name}.{n}"))
+                        && e.outer_function_text(self.scope)
+                            .contains(&format!("{name}.{n}"))
                 });
                 !after.contains(n) && !on_variable
             }

@@ -1563,9 +1563,7 @@ impl<'t> Site<'t> for PySite<'_, 't> {
             }
             Cond::FdNotSaved => !py.saves_stdout_fd,
             // Python rows do not use it: the file.
-            Cond::FileLacks(n) | Cond::ScopeLacks(n) | Cond::ThenLacks(n) => {
-                !py.text.contains(n)
-            }
+            Cond::FileLacks(n) | Cond::ScopeLacks(n) | Cond::ThenLacks(n) => !py.text.contains(n),
             Cond::CallLacks(n) => !py.text(self.call).contains(n),
             Cond::Quiet | Cond::NotFilter => true,
             // Python rows do not use it: never a finding on a condition it cannot read.

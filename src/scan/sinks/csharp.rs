@@ -2,7 +2,8 @@
 //! the MCP C# SDK's stdio transport writes to `Console.OpenStandardOutput()`, which `SetOut`
 //! does not touch, so `Console.SetOut(Console.Error)` is the usual fix and every later
 //! `Console.WriteLine` goes to stderr. Microsoft.Extensions.Logging's console provider writes
-//! to stdout unless `LogToStandardErrorThreshold` is set; Serilog's console sink unless
+//! to stdout unless `LogToStandardErrorThreshold` is set (the generic host, `Host.CreateApplicationBuilder`,
+//! adds it by default); Serilog's console sink unless
 //! `standardErrorFromLevel`; NLog's console target unless `StdErr` (older: `Error`).
 //! `Process.Start` with a file name starts the child with the server's stdout (no
 //! `RedirectStandardOutput`, and `UseShellExecute` is false by default on .NET Core).
@@ -23,6 +24,18 @@ const W0: Arg = arg(Some(0), None, Other, Means::Stream);
 const CONSOLE_LOGGER: &[Cond] = &[
     CallLacks("LogToStandardErrorThreshold"),
     ScopeLacks("Configure<ConsoleLoggerOptions>"),
+];
+
+/// The .NET generic host adds the console logger (Information and above to stdout) unless the
+/// code clears the providers, configures the console logger itself (a row of its own), sets a
+/// stderr threshold, or serves over HTTP (stdout is no protocol there).
+const HOST_DEFAULT: &[Cond] = &[
+    FollowsRedirect,
+    ScopeLacks("LogToStandardErrorThreshold"),
+    ScopeLacks("ClearProviders"),
+    ScopeLacks("AddConsole"),
+    ScopeLacks("Console("),
+    FileLacks("WithHttpTransport"),
 ];
 
 macro_rules! row {
@@ -106,6 +119,22 @@ static SINKS: &[Sink] = &[
         always(Stdout),
         &[FollowsRedirect, NotPayload(0)],
         "`{name}(...)` writes to stdout"
+    ),
+    row!(
+        "Host.CreateApplicationBuilder",
+        Function,
+        LOGGER,
+        always(Stdout),
+        HOST_DEFAULT,
+        "`{name}(...)` adds the console logger, which writes Information and above (\"Application started\") to stdout: call `builder.Logging.ClearProviders()` or `AddConsole(o => o.LogToStandardErrorThreshold = LogLevel.Trace)`"
+    ),
+    row!(
+        "Host.CreateDefaultBuilder",
+        Function,
+        LOGGER,
+        always(Stdout),
+        HOST_DEFAULT,
+        "`{name}(...)` adds the console logger, which writes Information and above (\"Application started\") to stdout: call `ConfigureLogging(l => l.ClearProviders())` or `AddConsole(o => o.LogToStandardErrorThreshold = LogLevel.Trace)`"
     ),
     row!(
         "*.AddConsole",
