@@ -91,10 +91,30 @@ impl<'t> Cs<'t> {
                     args,
                 })
             }
-            "object_creation_expression" => {
-                let ty = node.field("type")?;
-                self.arguments(node.field("arguments"), &mut args);
-                if let Some(init) = node.field("initializer") {
+            "object_creation_expression" | "implicit_object_creation_expression" => {
+                // `StreamWriter w = new(...)`: the type is the declaration's.
+                let ty = match node.field("type") {
+                    Some(t) => t,
+                    None => node
+                        .parent()
+                        .filter(|d| d.kind() == "variable_declarator")
+                        .and_then(|d| d.parent())
+                        .filter(|d| d.kind() == "variable_declaration")
+                        .and_then(|d| d.field("type"))
+                        .filter(|t| self.text(*t) != "var")?,
+                };
+                let mut c = node.walk();
+                let list = node.field("arguments").or_else(|| {
+                    node.named_children(&mut c)
+                        .find(|k| k.kind() == "argument_list")
+                });
+                self.arguments(list, &mut args);
+                let mut c = node.walk();
+                let init = node.field("initializer").or_else(|| {
+                    node.named_children(&mut c)
+                        .find(|k| k.kind() == "initializer_expression")
+                });
+                if let Some(init) = init {
                     let mut c = init.walk();
                     for a in init
                         .named_children(&mut c)
@@ -220,7 +240,9 @@ impl<'t> Syntax<'t> for Cs<'t> {
                     _ => Shape::Other,
                 }
             }
-            "invocation_expression" | "object_creation_expression" => match self.call(node) {
+            "invocation_expression"
+            | "object_creation_expression"
+            | "implicit_object_creation_expression" => match self.call(node) {
                 Some(c) => Shape::Call(c),
                 None => Shape::Other,
             },
@@ -246,7 +268,9 @@ impl<'t> Syntax<'t> for Cs<'t> {
                 _ => Expr::Unknown,
             },
             "alias_qualified_name" => Expr::Path(self.text(node).to_string()),
-            "invocation_expression" | "object_creation_expression" => Expr::Call,
+            "invocation_expression"
+            | "object_creation_expression"
+            | "implicit_object_creation_expression" => Expr::Call,
             // `v ? Console.Out : Console.Error`: stdout when a branch is.
             "conditional_expression" => Expr::Choice(
                 [node.field("consequence"), node.field("alternative")]
