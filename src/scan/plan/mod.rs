@@ -55,10 +55,9 @@ pub enum Plan {
 pub struct Vocab {
     /// Candidate identifiers.
     words: WordSet<'static>,
-    /// A cheap first look before hashing: the first bytes and lengths of the words.
-    first: [bool; 256],
-    min: usize,
-    max: usize,
+    /// A cheap first look before hashing: per first byte, the lengths of the words starting
+    /// with it (bit `n` for length `n`; words of 64 bytes or more set bit 63 and are hashed).
+    lengths: [u64; 256],
     /// Objects whose attributes named like a candidate are still candidates (`sys.stdout`,
     /// `globalThis.console`); `proc.stdout` and `self.print` are not.
     owners: Vec<&'static [u8]>,
@@ -87,12 +86,9 @@ impl Vocab {
             .filter(|w| !modules.contains(w))
             .map(str::as_bytes)
             .collect();
-        let mut first = [false; 256];
-        let (mut min, mut max) = (usize::MAX, 0);
+        let mut lengths = [0u64; 256];
         for w in &words {
-            first[usize::from(w[0])] = true;
-            min = min.min(w.len());
-            max = max.max(w.len());
+            lengths[usize::from(w[0])] |= length_bit(w.len());
         }
         let mut owners: Vec<&'static [u8]> =
             sinks::owners(lang).into_iter().map(str::as_bytes).collect();
@@ -108,9 +104,7 @@ impl Vocab {
         };
         Vocab {
             words,
-            first,
-            min,
-            max,
+            lengths,
             owners,
             next,
             fd: sinks::fd_words(lang)
@@ -127,9 +121,9 @@ impl Vocab {
 
     /// Is this identifier a candidate word?
     fn is_word(&self, w: &[u8]) -> bool {
-        (self.min..=self.max).contains(&w.len()) && self.first[usize::from(w[0])] && {
-            self.words.contains(w)
-        }
+        !w.is_empty()
+            && self.lengths[usize::from(w[0])] & length_bit(w.len()) != 0
+            && self.words.contains(w)
     }
 
     /// Does a short string's content make its statement a candidate?
@@ -268,12 +262,34 @@ fn push_range(ranges: &mut Vec<(Range<usize>, usize)>, r: Range<usize>, row: usi
     }
 }
 
+/// The bit of a word length in [`Vocab::lengths`].
+fn length_bit(len: usize) -> u64 {
+    1 << len.min(63)
+}
+
+/// Bytes of identifiers: ASCII letters, digits, `_`, and every non-ASCII byte (a lexer reading
+/// bytes treats a UTF-8 letter as part of a word). A table: the lexers ask for every byte.
+static IDENT: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 {
+            t[b] = 2; // starts and continues a word
+        } else if c.is_ascii_digit() {
+            t[b] = 1; // continues a word
+        }
+        b += 1;
+    }
+    t
+};
+
 fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
+    IDENT[usize::from(b)] == 2
 }
 
 fn is_ident(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+    IDENT[usize::from(b)] != 0
 }
 
 fn word_at(src: &[u8], i: usize) -> &[u8] {
