@@ -249,6 +249,15 @@ impl<'t> Py<'t> {
         if key.is_empty() {
             return;
         }
+        // `global x` in a function: its assignments bind the module's `x` (and are evaluated
+        // in the function).
+        let scope = if self.scopes[scope].kind != Kind::Module
+            && self.scopes[scope].globals.contains(&key)
+        {
+            0
+        } else {
+            scope
+        };
         self.scopes[scope]
             .bindings
             .entry(key)

@@ -213,6 +213,9 @@ struct Stmt {
     assign: bool,
     /// Attributes assigned as `self.<name> = ...` anywhere inside.
     self_bound: Vec<Range<usize>>,
+    /// Python: names declared `global` anywhere inside (a function's assignments to them bind
+    /// the module's names).
+    globals: Vec<Range<usize>>,
     /// `from module import *`.
     star: bool,
     /// The `class` keyword starts it (after decorators).

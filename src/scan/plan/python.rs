@@ -100,6 +100,8 @@ struct Lexer<'s, 'a> {
     prev_word: &'s [u8],
     prev_as: bool,
     prev_prev_sys: bool,
+    /// After `global` on this line: the names it declares.
+    in_global: bool,
 }
 
 /// What the lexer does after one step.
@@ -142,6 +144,7 @@ impl<'s, 'a> Lexer<'s, 'a> {
             prev_word: b"",
             prev_as: false,
             prev_prev_sys: false,
+            in_global: false,
         }
     }
 
@@ -168,6 +171,9 @@ impl<'s, 'a> Lexer<'s, 'a> {
             if !s.import && (s.block || !s.assign) {
                 s.bound.clear();
             }
+            // `global x` … `x = sys.stdout` in a function binds the module's `x`.
+            let globals = std::mem::take(&mut s.globals);
+            s.bound.extend(globals);
             if s.func
                 && s.end - s.start <= SHORT_FUNCTION
                 && let Some(name) = s.name.clone()
@@ -227,6 +233,7 @@ impl<'s, 'a> Lexer<'s, 'a> {
             b'\n' => {
                 self.row += 1;
                 self.at_line_start = true;
+                self.in_global = false;
                 self.i += 1;
             }
             b'#' => {
@@ -330,6 +337,10 @@ impl<'s, 'a> Lexer<'s, 'a> {
         if self.cur.import && self.prev_as && self.prev_prev_sys {
             self.sys_aliases.push(w);
         }
+        if self.in_global {
+            self.cur.globals.push(start..self.i);
+        }
+        self.in_global |= w == b"global";
         self.prev_prev_sys = self.prev_word == b"sys";
         self.prev_as = w == b"as";
         self.prev_word = w;

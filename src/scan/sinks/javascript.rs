@@ -13,11 +13,15 @@
 //!   and a labelled `group` print to stdout; `error`, `warn`, `trace` and `assert` to stderr.
 //! - pino logs to stdout (`pino.destination()` is fd 1) unless given a destination or a
 //!   transport; the `pino/file` and `pino-pretty` transports default to fd 1 too.
-//! - winston's Console transport writes every level to stdout unless it is in `stderrLevels`.
+//! - winston's Console transport writes every level to stdout unless it is in `stderrLevels`
+//!   (default `[]`): a list that leaves out a level the transport logs (its `level`, else
+//!   `info`, and every more severe level) still sends that level to stdout.
 //! - bunyan logs to stdout when no `stream`/`streams` is given.
 //! - consola's reporters write levels below 2 (fatal, error, warn) to stderr and everything else
 //!   to stdout; the default level is 3, so `log`, `info`, `success`, `fail`, `ready`, `start`
-//!   and `box` print, `debug` and `trace` do not. `createConsola({ stdout })` picks the stream.
+//!   and `box` print, `debug` and `trace` do not. `createConsola({ stdout })` picks the stream;
+//!   `withTag()` and `withDefaults()` return instances with the same reporters.
+//! - ink's `render(tree, options)` draws on `options.stdout`, by default `process.stdout`.
 //! - log4js writes nothing until configured (its default level is OFF); the `stdout` and
 //!   `console` appenders write to stdout (`console` through `console.log` at every level), the
 //!   `stderr` appender to stderr.
@@ -26,6 +30,7 @@
 //!   `stream` is given; `debug` and the timers are below the default level (`info`).
 //! - `child_process.spawn`/`exec*` pipe the child's stdout unless `stdio` says `inherit` (or fd
 //!   1, or `process.stdout`); `fork` inherits it unless `silent: true` or `stdio` says otherwise.
+//!   execa (`execa`, `$`, ...) pipes it unless `stdout`/`stdio` says `inherit`.
 //!
 //! `console.log = console.error` (any assignment to a spelled-out path) is a redirection the
 //! resolver applies in source order: later calls of the path resolve to the new value.
@@ -319,6 +324,21 @@ static CONFIGS: &[Config] = &[
     child!("execa.execaCommand", "execa", "stdout|stdio"),
     child!("execa.execaCommandSync", "execa", "stdout|stdio"),
     child!("execa.execaNode", "execa", "stdout|stdio"),
+    child!("execa.$", "execa", "stdout|stdio"),
+    Config {
+        name: "ink.render",
+        form: Function,
+        library: "ink",
+        conds: &[NoSplat],
+        keys: &[],
+        rule: &LOGGER,
+        arg: arg(None, Some("stdout"), Stdout, Means::Stream),
+        setters: &[],
+        triggers: &[],
+        stdout_values: &[],
+        stderr_values: &[],
+        message: "`{name}(...)` without a `stdout` option draws its interface on stdout",
+    },
     Config {
         name: "pino",
         form: Function,
@@ -359,7 +379,7 @@ static CONFIGS: &[Config] = &[
         triggers: &[],
         stdout_values: &[],
         stderr_values: &[],
-        message: "`new {name}(...)` without `stderrLevels` logs to stdout",
+        message: "`new {name}(...)` logs to stdout every level its `stderrLevels` leaves out",
     },
     Config {
         name: "bunyan.createLogger",
@@ -553,6 +573,9 @@ pub static EXPORT_ALIASES: &[(&str, &str)] = &[
     ("consola.default", "consola"),
     ("consola.basic", "consola"),
     ("consola.core", "consola"),
+    // An instance made from the default one keeps its reporters: `consola.withTag('x').info()`.
+    ("consola.withTag()", "consola"),
+    ("consola.withDefaults()", "consola"),
     ("signale.default", "signale"),
     ("log4js.default", "log4js"),
     ("console.default", "console"),

@@ -37,6 +37,21 @@ macro_rules! row {
 
 const PRINT_MSG: &str = "`{name}(...)` {why} writes to stdout";
 
+/// A method of rich's global console (`rich.get_console()`), on stdout unless the file calls
+/// `rich.reconfigure(...)` (which replaces it, e.g. with `stderr=True`).
+macro_rules! get_console {
+    ($method:literal) => {
+        row!(
+            concat!("rich.get_console().", $method),
+            Method,
+            PRINT,
+            always(Stdout),
+            &[FileLacks("reconfigure")],
+            "`{name}(...)` prints through rich's global console, on stdout"
+        )
+    };
+}
+
 static SINKS: &[Sink] = &[
     row!(
         "builtins.print",
@@ -198,6 +213,12 @@ static SINKS: &[Sink] = &[
         &[],
         "`{name}()` starts a debugger that talks on stdout"
     ),
+    get_console!("print"),
+    get_console!("log"),
+    get_console!("print_json"),
+    get_console!("out"),
+    get_console!("rule"),
+    get_console!("print_exception"),
     row!(
         "pdb.Pdb().set_trace",
         Method,

@@ -600,7 +600,84 @@ impl<'a, 't> JsSite<'a, 't> {
     }
 }
 
+/// npm's log levels, most severe first: winston's defaults, and the levels a Console transport
+/// must list in `stderrLevels` to keep them off stdout.
+const NPM_LEVELS: &[&str] = &["error", "warn", "info", "http", "verbose", "debug", "silly"];
+
+/// The level a winston logger or transport logs at when none is given.
+const DEFAULT_LEVEL: &str = "info";
+
 impl<'t> Js<'t> {
+    /// Could this argument be an options object? Not a string, a number, a template, markup,
+    /// a function, arithmetic or concatenation, a `new URL(...)` or a `String(...)`: a module
+    /// path or a command (`fork(new URL('./w.mjs', import.meta.url))`, `render(<App />)`).
+    fn could_be_options(&self, node: Node<'t>, scope: usize) -> bool {
+        let node = unwrap_expr(node);
+        match node.kind() {
+            "string"
+            | "template_string"
+            | "number"
+            | "binary_expression"
+            | "jsx_element"
+            | "jsx_self_closing_element"
+            | "jsx_fragment"
+            | "arrow_function"
+            | "function_expression"
+            | "function"
+            | "array"
+            | "regex" => false,
+            "new_expression" => !node
+                .field("constructor")
+                .is_some_and(|c| matches!(self.text(c), "URL" | "String")),
+            "call_expression" => !node.field("function").is_some_and(|f| {
+                matches!(
+                    self.resolve(f, scope, 0).path(),
+                    Some(
+                        "String"
+                            | "path.join"
+                            | "path.resolve"
+                            | "url.fileURLToPath"
+                            | "require.resolve"
+                    )
+                ) || self.text(f) == "String"
+            }),
+            _ => true,
+        }
+    }
+
+    /// Where a winston Console transport with `stderrLevels: [...]` writes: stdout when a level
+    /// it logs (its `level` option, else `info`, and every more severe one) is not listed;
+    /// unknown when the list holds something other than strings.
+    fn levels_dest(&self, arr: Node<'t>, value: Node<'t>) -> Dest {
+        let mut c = arr.walk();
+        let mut listed = Vec::new();
+        for e in arr.named_children(&mut c).filter(|n| n.kind() != "comment") {
+            match self.string_value(e) {
+                Some(s) if e.kind() == "string" => listed.push(s),
+                _ => return Dest::Other,
+            }
+        }
+        // The transport's own `level`, read from the object the option sits in.
+        let level = value
+            .parent()
+            .and_then(|pair| pair.parent())
+            .filter(|o| o.kind() == "object")
+            .and_then(|o| self.property(o, "level"))
+            .and_then(|l| self.string_value(l));
+        let level = level.as_deref().unwrap_or(DEFAULT_LEVEL);
+        let Some(upto) = NPM_LEVELS.iter().position(|l| *l == level) else {
+            return Dest::Other; // custom levels: the scan cannot tell
+        };
+        if NPM_LEVELS[..=upto]
+            .iter()
+            .all(|l| listed.iter().any(|s| s == l))
+        {
+            Dest::Other
+        } else {
+            Dest::Stdout
+        }
+    }
+
     /// The object literal an expression is (directly or through a binding).
     fn object_literal(&self, node: Node<'t>, scope: usize) -> Option<Node<'t>> {
         match self.resolve(node, scope, 0) {
@@ -635,6 +712,10 @@ impl<'t> Site<'t> for JsSite<'_, 't> {
         }
         let v = js.resolve(value, self.scope, 0);
         match (means, &v) {
+            // winston's `stderrLevels: ['error']`: the levels left out still go to stdout.
+            (Means::Threshold, Val::Lit(arr)) if arr.kind() == "array" => {
+                js.levels_dest(*arr, value)
+            }
             (Means::Presence | Means::Threshold, _) => Dest::Other,
             (_, Val::None) => default,
             (_, Val::Unknown) => Dest::Unknown,
@@ -681,7 +762,9 @@ impl<'t> Site<'t> for JsSite<'_, 't> {
                         .any(|p| p.kind() == "spread_element")
                 });
                 let opaque_last = self.args.last().is_some_and(|a| {
-                    a.kind() == "spread_element" || js.resolve(*a, self.scope, 0) == Val::Unknown
+                    a.kind() == "spread_element"
+                        || (js.resolve(*a, self.scope, 0) == Val::Unknown
+                            && js.could_be_options(*a, self.scope))
                 });
                 !spread && !opaque_last
             }
