@@ -492,6 +492,18 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
         false
     }
 
+    /// The nearest scope that binds a name.
+    fn declaring_scope(&self, name: &str, scope: usize) -> Option<usize> {
+        let mut s = Some(scope);
+        while let Some(id) = s {
+            if self.scopes[id].bindings.contains_key(name) {
+                return Some(id);
+            }
+            s = self.scopes[id].parent;
+        }
+        None
+    }
+
     fn lookup(&self, name: &str, scope: usize, pos: usize) -> Option<&Val> {
         let mut s = Some(scope);
         while let Some(id) = s {
@@ -936,6 +948,27 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             self.apply(row, call, scope, &name);
             return;
         }
+        // A stdout stream's method taken as a value and called later (`write :=
+        // os.Stdout.WriteString` ... `write(line)`).
+        if call.receiver.is_none()
+            && let Some((owner, method)) = path_str.rsplit_once(sep)
+            && self.table.write_methods.contains(&method)
+            && let Some(s) = self.table.stream_value(owner)
+            && s.dest == Dest::Stdout
+            && !s.child
+            && !(s.follows && self.redirected(call.node, scope))
+            && !call
+                .args
+                .first()
+                .is_some_and(|(_, v, _)| self.payload(*v, scope))
+        {
+            self.report(
+                &STATIC_STDOUT_WRITE,
+                call.node,
+                format!("`{name}(...)` writes to stdout"),
+            );
+            return;
+        }
         if let Some(stream) = self.stream_of(&recv)
             && stream.dest == Dest::Stdout
         {
@@ -1365,6 +1398,15 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 // the constructor) is that field.
                 if self.scopes[scope].function != 0 && self.bound_outside_functions(name, scope) {
                     self.fields.insert(name, v.clone());
+                }
+                // A variable of an enclosing block of the same function given stdout in a
+                // branch (`if debug { out = os.Stdout }`) may be stdout after the branch too.
+                if self.stream_of(&v).is_some_and(|s| s.dest == Dest::Stdout)
+                    && let Some(outer) = self.declaring_scope(name, scope)
+                    && outer != scope
+                    && self.scopes[outer].function == self.scopes[scope].function
+                {
+                    self.bind(outer, target, v.clone());
                 }
                 self.bind(scope, target, v);
             }

@@ -25,7 +25,8 @@ struct Go<'t> {
     dot: Vec<String>,
     /// Types with a method that serializes a JSON message and writes it (`func (f *frameWriter)
     /// WriteMessage(msg *Message) error { b, _ := json.Marshal(msg); f.w.Write(b) ... }`): the
-    /// hand-written transport, whose stdout writer is the protocol's own.
+    /// hand-written transport, whose stdout writer is the protocol's own; and functions that
+    /// send one such message (`func writeResponse(w io.Writer, id int, result any)`).
     transports: Vec<&'t str>,
 }
 
@@ -50,6 +51,16 @@ impl<'t> Go<'t> {
                         go.transports.push(t);
                     }
                 }
+                "function_declaration" => {
+                    // A helper that sends one message (`func writeResponse(w *bufio.Writer, id
+                    // int, result any) error { b, _ := json.Marshal(...); w.Write(b) ... }`):
+                    // stdout handed to it is the protocol channel.
+                    if go.sends_json(n)
+                        && let Some(name) = n.field("name")
+                    {
+                        go.transports.push(go.text(name));
+                    }
+                }
                 _ => {}
             }
         }
@@ -62,7 +73,25 @@ impl<'t> Go<'t> {
 
     /// The receiver type of a method that sends a JSON-serialized message.
     fn transport_type(&self, method: Node<'t>) -> Option<&'t str> {
-        let body_node = method.field("body")?;
+        if !self.sends_json(method) {
+            return None;
+        }
+        let receiver = self.text(method.field("receiver")?);
+        let ty = receiver
+            .trim_matches(['(', ')'])
+            .split_whitespace()
+            .last()?
+            .trim_start_matches('*');
+        let ty = ty.split('[').next().unwrap_or(ty);
+        Some(ty)
+    }
+
+    /// Whether a function or method sends one compact JSON-serialized message: its name and
+    /// parameters say so, its body marshals or encodes JSON without indenting.
+    fn sends_json(&self, method: Node<'t>) -> bool {
+        let Some(body_node) = method.field("body") else {
+            return false;
+        };
         let body = self.text(body_node);
         // The name and parameters say it sends a protocol message (`WriteMessage(msg
         // *Message)`, `Send(resp Response)`): a JSON log writer (`Write(p []byte)`) is not one.
@@ -76,17 +105,9 @@ impl<'t> Go<'t> {
         ]
         .iter()
         .any(|w| signature.contains(w));
-        if !sends || !(body.contains("json.Marshal") || body.contains(".Encode(")) {
-            return None;
-        }
-        let receiver = self.text(method.field("receiver")?);
-        let ty = receiver
-            .trim_matches(['(', ')'])
-            .split_whitespace()
-            .last()?
-            .trim_start_matches('*');
-        let ty = ty.split('[').next().unwrap_or(ty);
-        Some(ty)
+        sends
+            && (body.contains("json.Marshal") || body.contains(".Encode("))
+            && !body.contains("Indent")
     }
 
     fn import(&mut self, spec: Node<'t>) {
@@ -243,11 +264,14 @@ impl<'t> Syntax<'t> for Go<'t> {
                         .collect()
                 };
                 if node.kind() == "assignment_statement" {
+                    // An assignment, not a declaration: `out = os.Stdout` in a branch sets the
+                    // variable of the enclosing block.
                     match pairs.as_slice() {
-                        [(l, Some(r))] if l.kind() != "identifier" => Shape::Assign(*l, *r),
-                        _ if pairs
-                            .iter()
-                            .any(|(l, r)| r.is_some() && l.kind() != "identifier") =>
+                        [(l, Some(r))] => Shape::Assign(*l, *r),
+                        _ if pairs.iter().all(|(_, r)| r.is_some())
+                            || pairs
+                                .iter()
+                                .any(|(l, r)| r.is_some() && l.kind() != "identifier") =>
                         {
                             Shape::AssignMany(
                                 pairs
@@ -293,7 +317,30 @@ impl<'t> Syntax<'t> for Go<'t> {
                 (Some(p), Some(n)) => Expr::Member(p, self.text(n)),
                 _ => Expr::Unknown,
             },
+            // Conversions and `append` keep their operand's value (`out = append(out, '\n')`
+            // after `out, _ := json.Marshal(msg)` is still the serialized message).
+            "type_conversion_expression" => {
+                node.field("operand").map_or(Expr::Unknown, Expr::Inner)
+            }
+            "call_expression"
+                if node
+                    .field("function")
+                    .is_some_and(|f| matches!(self.text(f), "append" | "string")) =>
+            {
+                node.field("arguments")
+                    .and_then(|a| a.named_child(0))
+                    .map_or(Expr::Unknown, Expr::Inner)
+            }
             "call_expression" | "composite_literal" => Expr::Call,
+            // A concatenation starts with its left operand: `string(b) + "\n"` is the message,
+            // `"got " + string(b)` human text.
+            "binary_expression"
+                if node
+                    .child_by_field_name("operator")
+                    .is_some_and(|o| self.text(o) == "+") =>
+            {
+                node.field("left").map_or(Expr::Unknown, Expr::Inner)
+            }
             "parenthesized_expression" => node.named_child(0).map_or(Expr::Unknown, Expr::Inner),
             "unary_expression" => match node.field("operand") {
                 Some(o)

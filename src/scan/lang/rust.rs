@@ -254,6 +254,33 @@ impl<'t> Rs<'t> {
         }
     }
 
+    /// `format!("{}\n", x)`, `format!("{x}")`: a line made of one value is that value (a
+    /// serialized message stays one).
+    fn format_value(&self, node: Node<'t>) -> Option<Expr<'t>> {
+        let m = node.field("macro")?;
+        if self.text(m).rsplit("::").next()? != "format" {
+            return None;
+        }
+        let tt = node
+            .named_children(&mut node.walk())
+            .find(|c| c.kind() == "token_tree")?;
+        let args = self.macro_args(tt);
+        let (_, fmt, _) = args.first()?;
+        if fmt.kind() != "string_literal" {
+            return None;
+        }
+        let inner = self.text(*fmt).strip_prefix('"')?.strip_suffix('"')?;
+        let inner = inner.strip_suffix("\\n").unwrap_or(inner);
+        let name = inner.strip_prefix('{')?.strip_suffix('}')?;
+        match (name, args.as_slice()) {
+            ("", [_, (_, value, _)]) => Some(Expr::Inner(*value)),
+            (n, [_]) if !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || c == '_') => {
+                Some(Expr::Ident(n))
+            }
+            _ => None,
+        }
+    }
+
     /// The text of a macro argument's token group, from its first token to the next
     /// top-level comma.
     fn group_text(&self, first: Node<'t>) -> String {
@@ -435,7 +462,8 @@ impl<'t> Syntax<'t> for Rs<'t> {
                 (Some(v), Some(f)) => Expr::Member(v, self.text(f)),
                 _ => Expr::Unknown,
             },
-            "call_expression" | "macro_invocation" => Expr::Call,
+            "macro_invocation" => self.format_value(node).unwrap_or(Expr::Call),
+            "call_expression" => Expr::Call,
             "if_expression" => {
                 let mut branches = Vec::new();
                 let mut n = Some(node);

@@ -103,6 +103,58 @@ static SINKS: &[Sink] = &[
         &[NotPayload(1), NotPayload(2)],
         "`{name}!` writes to stdout"
     ),
+    // anstream's `println!`/`print!` write to its `stdout()` (colours stripped when not a
+    // terminal).
+    row!(
+        "anstream::print",
+        Macro,
+        PRINT,
+        always(Stdout),
+        &[NotPayload(0), NotPayload(1)],
+        "`{name}!` writes to stdout"
+    ),
+    row!(
+        "anstream::println",
+        Macro,
+        PRINT,
+        always(Stdout),
+        &[NotPayload(0), NotPayload(1)],
+        "`{name}!` writes to stdout"
+    ),
+    // clap: `Command::print_help` "prints the short help message (-h) to io::stdout()".
+    row!(
+        "*::print_help",
+        Method,
+        PRINT,
+        always(Stdout),
+        &[],
+        "`{name}()` prints the help text to stdout"
+    ),
+    row!(
+        "*::print_long_help",
+        Method,
+        PRINT,
+        always(Stdout),
+        &[],
+        "`{name}()` prints the help text to stdout"
+    ),
+    // simplelog's `SimpleLogger` writes Error records to stderr and every other level to stdout.
+    row!(
+        "simplelog::SimpleLogger::init",
+        Function,
+        LOGGER,
+        always(Stdout),
+        &[],
+        "`{name}(...)` logs to stdout (simplelog's `SimpleLogger` sends all but errors there)"
+    ),
+    row!(
+        "simplelog::SimpleLogger::new",
+        Function,
+        LOGGER,
+        always(Stdout),
+        &[],
+        "`{name}(...)` logs to stdout (simplelog's `SimpleLogger` sends all but errors there)"
+    ),
     row!(
         "tracing_subscriber::fmt::init",
         Function,
@@ -232,6 +284,48 @@ static WRAPPERS: &[Wrapper] = &[
         form: Method,
         arg: always(Other),
     },
+    // A shared writer keeps its stream: `Mutex::new(Box::new(io::stdout()))`, then
+    // `self.out.lock().unwrap()`.
+    Wrapper {
+        name: "std::sync::Mutex::new",
+        form: Function,
+        arg: W0,
+    },
+    Wrapper {
+        name: "std::sync::Arc::new",
+        form: Function,
+        arg: W0,
+    },
+    Wrapper {
+        name: "std::cell::RefCell::new",
+        form: Function,
+        arg: W0,
+    },
+    Wrapper {
+        name: "tokio::sync::Mutex::new",
+        form: Function,
+        arg: W0,
+    },
+    Wrapper {
+        name: "parking_lot::Mutex::new",
+        form: Function,
+        arg: W0,
+    },
+    Wrapper {
+        name: "*::unwrap",
+        form: Method,
+        arg: always(Other),
+    },
+    Wrapper {
+        name: "*::expect",
+        form: Method,
+        arg: always(Other),
+    },
+    Wrapper {
+        name: "*::borrow_mut",
+        form: Method,
+        arg: always(Other),
+    },
 ];
 
 static CONFIGS: &[Config] = &[
@@ -313,6 +407,24 @@ static STREAMS: &[StreamValue] = &[
     stream("console::Term::buffered_stdout()", Stdout, false),
     stream("console::Term::stderr()", Stderr, false),
     stream("std::io::stderr", Stderr, false),
+    stream("anstream::stdout()", Stdout, false),
+    stream("anstream::stderr()", Stderr, false),
+    // termcolor: a `BufferWriter`'s `print(&buffer)` writes the buffer to its stream.
+    stream("termcolor::BufferWriter::stdout()", Stdout, false),
+    stream("termcolor::BufferWriter::stderr()", Stderr, false),
+    // indicatif draws to stderr unless given a stdout draw target.
+    stream("indicatif::ProgressDrawTarget::stdout()", Stdout, false),
+    stream(
+        "indicatif::ProgressDrawTarget::stdout_with_hz()",
+        Stdout,
+        false,
+    ),
+    stream(
+        "indicatif::ProgressDrawTarget::stdout_nohz()",
+        Stdout,
+        false,
+    ),
+    stream("indicatif::ProgressDrawTarget::stderr()", Stderr, false),
 ];
 
 pub static TABLE: Table = Table {
@@ -321,7 +433,7 @@ pub static TABLE: Table = Table {
     streams: STREAMS,
     wrappers: WRAPPERS,
     configs: CONFIGS,
-    print_methods: &[],
+    print_methods: &["print"],
     write_methods: &[
         "write",
         "write_all",
