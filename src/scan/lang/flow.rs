@@ -22,6 +22,16 @@ use crate::scan::sinks::{self, Cond, Config, Dest, Means, Site, Table};
 use tree_sitter::Node;
 
 /// How deep evaluation follows variables and nested expressions.
+/// Serializer calls whose own result is indented: named in a function, they say nothing about
+/// another value the function serializes compactly (lowercase, as matched).
+const PRETTY_SERIALIZERS: &[&str] = &[
+    "to_string_pretty",
+    "to_writer_pretty",
+    "to_vec_pretty",
+    "marshalindent",
+    "writerwithdefaultprettyprinter",
+];
+
 const MAX_DEPTH: u32 = 24;
 
 /// Nodes (of any grammar) that hold declarations: where same-file helpers are looked for.
@@ -1049,7 +1059,12 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
         // writes (`new JsonSerializerOptions { WriteIndented = true }`, `Json { prettyPrint =
         // true }`): several lines, never a frame.
         let call_text = self.text(node).to_ascii_lowercase();
-        let around = self.outer_function_text(scope).to_ascii_lowercase();
+        // A pretty serializer called on some other value (`eprintln!("{}",
+        // serde_json::to_string_pretty(&state)?)`) configures nothing.
+        let mut around = self.outer_function_text(scope).to_ascii_lowercase();
+        for other in PRETTY_SERIALIZERS {
+            around = around.replace(other, "");
+        }
         if ["pretty", "indent"]
             .iter()
             .any(|w| call_text.contains(w) || around.contains(w))
