@@ -107,7 +107,9 @@ pub struct ScanResult {
 /// What one worker made of one file.
 #[derive(Default)]
 struct FileOutcome {
-    findings: Vec<(Finding, Severity)>,
+    /// Findings with their 1-based (line, column, end line, end column), columns in
+    /// characters: computed while the file's text is at hand, so no text outlives its file.
+    findings: Vec<(Finding, Severity, [u32; 4])>,
     satisfies: Vec<Condition>,
     lang: Option<Lang>,
     parsed: bool,
@@ -115,8 +117,6 @@ struct FileOutcome {
     skipped: bool,
     bytes: u64,
     parsed_bytes: u64,
-    /// Row starts for column conversion (only when there are findings).
-    text: Option<Vec<u8>>,
 }
 
 /// The file names the `scan_source` fuzz target picks from its input's first byte (the name's
@@ -155,14 +155,7 @@ pub fn scan_source(path: &Path, bytes: Vec<u8>, opts: &ScanOptions) -> Vec<Issue
     let o = scan_bytes(&file, bytes, opts);
     let satisfied: HashSet<Condition> = o.satisfies.iter().copied().collect();
     let mut issues = Vec::new();
-    source_issues(
-        &file,
-        o.lang,
-        o.findings,
-        o.text.as_deref(),
-        &satisfied,
-        &mut issues,
-    );
+    source_issues(&file, o.lang, o.findings, &satisfied, &mut issues);
     issues
 }
 
@@ -271,14 +264,7 @@ pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
         {
             *languages.entry(l.name()).or_default() += 1;
         }
-        source_issues(
-            file,
-            o.lang,
-            o.findings,
-            o.text.as_deref(),
-            &satisfied,
-            &mut issues,
-        );
+        source_issues(file, o.lang, o.findings, &satisfied, &mut issues);
     }
     let mut langs: Vec<(&'static str, usize)> = languages.into_iter().collect();
     langs.sort();
@@ -367,25 +353,14 @@ impl Budget {
 fn source_issues(
     file: &Candidate,
     lang: Option<Lang>,
-    findings: Vec<(Finding, Severity)>,
-    text: Option<&[u8]>,
+    findings: Vec<(Finding, Severity, [u32; 4])>,
     satisfied: &HashSet<Condition>,
     issues: &mut Vec<Issue>,
 ) {
-    let starts = text.map(row_starts);
-    for (f, severity) in findings {
+    for (f, severity, [line, column, end_line, end_column]) in findings {
         if f.unless.is_some_and(|c| satisfied.contains(&c)) {
             continue;
         }
-        let (line, column, end_line, end_column) = match (&starts, text) {
-            (Some(st), Some(text)) => (
-                f.start.0 as u32 + 1,
-                char_column(text, st, f.start) + 1,
-                f.end.0 as u32 + 1,
-                char_column(text, st, f.end) + 1,
-            ),
-            _ => (1, 1, 1, 1),
-        };
         let mut issue = Issue::new(f.rule, f.message)
             .severity(severity)
             .at(Location::Source {
@@ -510,16 +485,24 @@ fn scan_bytes(file: &Candidate, bytes: Vec<u8>, opts: &ScanOptions) -> FileOutco
     let text = text.into_bytes();
     let findings = checked(lang, &tree, &text, facts.findings, opts);
     let ctx = Context::of(&file.display);
+    let starts = if findings.is_empty() {
+        Vec::new()
+    } else {
+        row_starts(&text)
+    };
     out.findings = findings
         .into_iter()
         .map(|f| {
             let sev = lowered(f.rule, if f.test { Context::Test } else { ctx });
-            (f, sev)
+            let at = [
+                f.start.0 as u32 + 1,
+                char_column(&text, &starts, f.start) + 1,
+                f.end.0 as u32 + 1,
+                char_column(&text, &starts, f.end) + 1,
+            ];
+            (f, sev, at)
         })
         .collect();
-    if !out.findings.is_empty() {
-        out.text = Some(text);
-    }
     out
 }
 
@@ -667,8 +650,8 @@ fn note(out: &mut FileOutcome, opts: &ScanOptions, rule: &'static Rule, message:
                 test: false,
             },
             rule.severity,
+            [1, 1, 1, 1],
         ));
-        out.text = Some(Vec::new());
     }
 }
 

@@ -244,7 +244,8 @@ pub fn javascript(src: &[u8]) -> Plan {
                 }
                 match template_text(src, i + 1) {
                     Text::Chunk(end, substitution) => {
-                        if VOCAB.string_hit(&src[i + 1..end]) {
+                        let whole = b == b'`' && !substitution;
+                        if VOCAB.string_hit(&src[i + 1..end]) && !(whole && compared(src, i, end)) {
                             return Plan::Whole;
                         }
                         if substitution {
@@ -295,7 +296,7 @@ pub fn javascript(src: &[u8]) -> Plan {
             }
             b'"' | b'\'' => {
                 let (end, _) = quoted(src, i);
-                if VOCAB.string_hit(&src[(i + 1).min(end)..end]) {
+                if VOCAB.string_hit(&src[(i + 1).min(end)..end]) && !compared(src, i, end) {
                     return Plan::Whole;
                 }
                 i = end + 1;
@@ -360,6 +361,31 @@ fn template_text(src: &[u8], mut i: usize) -> Text {
             end
         };
     }
+}
+
+/// Is the string from its opening quote at `open` to its closing quote at `close` one side of
+/// an equality test (`e.type === 'stdout'`, `'console' != kind`) or a `case` label? Such a
+/// string names no module, option or path a rule reads (`r.type === `console`` in a minified
+/// bundle would otherwise keep the whole file).
+fn compared(src: &[u8], open: usize, close: usize) -> bool {
+    let mut k = open;
+    while k > 0 && matches!(src[k - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        k -= 1;
+    }
+    if k >= 2 && src[k - 1] == b'=' && matches!(src[k - 2], b'=' | b'!') {
+        return true;
+    }
+    if k >= 4
+        && &src[k - 4..k] == b"case"
+        && (k == 4 || !(is_ident(src[k - 5]) || src[k - 5] == b'$' || src[k - 5] == b'.'))
+    {
+        return true;
+    }
+    let mut j = close + 1;
+    while j < src.len() && matches!(src[j], b' ' | b'\t' | b'\n' | b'\r') {
+        j += 1;
+    }
+    j + 1 < src.len() && matches!(src[j], b'=' | b'!') && src[j + 1] == b'='
 }
 
 /// The end of a one-line string starting at its quote `src[i]` (the closing quote's position,
@@ -630,7 +656,8 @@ impl<'s> Lexer<'s> {
                 let (end, closed) = quoted(src, self.i);
                 // Left open at the line end: the lexer and a parser may disagree from here.
                 self.cur.malformed |= !closed;
-                if VOCAB.string_hit(&src[(self.i + 1).min(end)..end]) {
+                if VOCAB.string_hit(&src[(self.i + 1).min(end)..end]) && !compared(src, self.i, end)
+                {
                     self.cur.hit = true;
                     self.cur.hits.push(self.i);
                 }
@@ -1037,6 +1064,28 @@ mod tests {
         // The skip lexer never skips a file whose comment runs to the end.
         assert_eq!(javascript(b"/* open\nconsole.log(1)\n"), Plan::Whole);
         assert_eq!(javascript(b"/* closed */ const x = 1;\n"), Plan::Skip);
+    }
+
+    #[test]
+    fn javascript_strings_compared_for_equality_are_no_candidates() {
+        // A minified viewer testing an event's type names no module, option or path.
+        for src in [
+            "if (e.type === `console`) show(e);\n",
+            "const err = e.type !== 'stdout' && e.type == \"stderr\";\n",
+            "switch (kind) { case 'console': break; }\n",
+            "if ('inherit' === mode) go();\n",
+        ] {
+            assert_eq!(javascript(src.as_bytes()), Plan::Skip, "{src}");
+        }
+        // The same words as values still count: a ternary's stdio, a module, an option.
+        for src in [
+            "spawn(cmd, { stdio: quiet ? 'pipe' : 'inherit' });\n",
+            "const c = require('console');\n",
+            "const kind = 'stdout';\n",
+            "f(`console`);\n",
+        ] {
+            assert_ne!(javascript(src.as_bytes()), Plan::Skip, "{src}");
+        }
     }
 
     #[test]
