@@ -214,7 +214,7 @@ pub static KOTLIN: Table = Table {
     wrappers: KOTLIN_WRAPPERS,
     configs: &[],
     print_methods: &["print", "println", "printf", "format"],
-    write_methods: &["write", "append", "writeBytes", "writeUTF"],
+    write_methods: &["write", "append", "appendLine", "writeBytes", "writeUTF"],
     redirects: &[],
     ubiquitous: &["*", "kotlin", "io"],
     pretty: &[],
