@@ -199,7 +199,17 @@ pub trait Syntax<'t> {
     fn passes_through(&self, _name: &str) -> bool {
         false
     }
+    /// A scope function whose lambda gets a value as its implicit receiver (Kotlin
+    /// `with(System.err) { ... }`, `System.out.run { ... }`): the value and the lambda. A bare
+    /// print or write call in the lambda is then that value's own method (a member wins over
+    /// a top-level function of the same name).
+    fn implicit_receiver(&self, _call: &Call<'t>) -> Option<(Node<'t>, Node<'t>)> {
+        None
+    }
 }
+
+/// The binding name of a lambda's implicit receiver (no identifier can spell it).
+const RECEIVER: &str = "<this>";
 
 struct Scope<'t> {
     parent: Option<usize>,
@@ -250,6 +260,9 @@ pub struct Engine<'t, S: Syntax<'t>> {
     transport: FastMap<usize, bool>,
     /// Receivers (as written) made to pretty-print, with the method that then writes.
     pretty: Vec<(usize, &'t str, &'static str)>,
+    /// Streams handed to a scope function as its lambda's implicit receiver, by the lambda's
+    /// byte range (bound when the walk enters the lambda).
+    receivers: FastMap<(usize, usize), Val>,
     pub facts: FileFacts,
 }
 
@@ -275,6 +288,7 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
             statics: FastMap::default(),
             static_names: FastMap::default(),
             pretty: Vec::new(),
+            receivers: FastMap::default(),
             function_at: FastMap::default(),
             transport: FastMap::default(),
             facts: FileFacts::default(),
@@ -418,6 +432,13 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                     range: node.byte_range(),
                     bindings: FastMap::default(),
                 });
+                if let Some(v) = self.receivers.remove(&(node.start_byte(), node.end_byte())) {
+                    self.scopes[id]
+                        .bindings
+                        .entry(RECEIVER)
+                        .or_default()
+                        .push((node.start_byte(), v));
+                }
                 return id;
             }
             Shape::Bind(list) => {
@@ -430,7 +451,16 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 }
             }
             Shape::Assign(target, value) => self.assign(node, target, value, scope),
-            Shape::Call(call) => self.call(&call, scope),
+            Shape::Call(call) => {
+                if let Some((value, lambda)) = self.syn.implicit_receiver(&call) {
+                    let v = self.eval(value, scope, 0);
+                    if self.stream_of(&v).is_some() {
+                        self.receivers
+                            .insert((lambda.start_byte(), lambda.end_byte()), v);
+                    }
+                }
+                self.call(&call, scope)
+            }
             Shape::Fields(list) => {
                 for (name, value) in list {
                     let v = self.eval(value, scope, 0);
@@ -920,6 +950,26 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
 
     fn call(&mut self, call: &Call<'t>, scope: usize) {
         let (path, recv) = self.callee(call, scope, 0);
+        // A bare print or write inside a lambda whose implicit receiver is a stream
+        // (`with(System.err) { println(...) }`): that stream's own method.
+        let implicit = if call.receiver.is_none()
+            && (self.table.print_methods.contains(&call.name)
+                || self.table.write_methods.contains(&call.name))
+        {
+            self.lookup(RECEIVER, scope, call.node.start_byte())
+                .cloned()
+        } else {
+            None
+        };
+        let (path, recv) = match implicit {
+            Some(v) => {
+                if self.stream_of(&v).is_none_or(|s| s.dest != Dest::Stdout) {
+                    return;
+                }
+                (None, v)
+            }
+            None => (path, recv),
+        };
         let sep = self.syn.sep();
         let any = format!("*{sep}{}", call.name);
         let name = snippet(call.receiver.or(call.callee).unwrap_or(call.node), self.src);
@@ -1518,9 +1568,15 @@ impl<'t, S: Syntax<'t>> Site<'t> for FlowSite<'_, 't, S> {
                 .is_some_and(|v| e.payload(v, self.scope)),
             Cond::FileLacks(n) => !e.text.contains(n),
             Cond::CallLacks(n) => !e.text(self.call.node).contains(n),
-            Cond::ArgIs(p, v) => e.arg_of(self.call, Some(p), None).is_some_and(
-                |a| matches!(e.eval(a, self.scope, 0), Val::Str(s) if s.eq_ignore_ascii_case(v)),
-            ),
+            // The literal, or a named constant that holds it (`"a.b|Holder.KEY"`).
+            Cond::ArgIs(p, v) => e.arg_of(self.call, Some(p), None).is_some_and(|a| {
+                let (literal, constants) = v.split_once('|').unwrap_or((v, ""));
+                match e.eval(a, self.scope, 0) {
+                    Val::Str(s) => s.eq_ignore_ascii_case(literal),
+                    Val::Path(q) => constants.split('|').any(|c| !c.is_empty() && c == q),
+                    _ => false,
+                }
+            }),
             Cond::ScopeLacks(n) => !e.outer_function_text(self.scope).contains(n),
             Cond::ThenLacks(n) => {
                 let call = self.call.node;

@@ -168,6 +168,11 @@ impl<'t> Syntax<'t> for Java<'t> {
                 (Some(n), _) => Shape::Bind(vec![(n, node.field("value"))]),
                 (None, _) => Shape::Other,
             },
+            // try-with-resources: `try (PrintWriter w = new PrintWriter(System.out)) { ... }`.
+            "resource" => match node.field("name") {
+                Some(n) => Shape::Bind(vec![(n, node.field("value"))]),
+                None => Shape::Other,
+            },
             "formal_parameter" | "spread_parameter" | "catch_formal_parameter" => {
                 match node.field("name") {
                     Some(n) => Shape::Bind(vec![(n, None)]),

@@ -499,6 +499,45 @@ impl<'t> Syntax<'t> for Kt<'t> {
         IT_RECEIVER.contains(&name) || THIS_RECEIVER.contains(&name) || name == "with"
     }
 
+    fn implicit_receiver(&self, call: &Call<'t>) -> Option<(Node<'t>, Node<'t>)> {
+        let (value, lambda) = match (call.receiver, call.name) {
+            // `with(x) { ... }` parses as the call `with(x)` called with a trailing lambda;
+            // `with(x, { ... })` as one call.
+            (None, _) => {
+                let inner = call
+                    .callee
+                    .filter(|c| c.kind() == "call_expression")
+                    .and_then(|c| self.call(c));
+                let (outer, args) = match &inner {
+                    Some(i) if i.name == "with" && i.receiver.is_none() => (true, &i.args),
+                    _ if call.name == "with" => (false, &call.args),
+                    _ => return None,
+                };
+                let mut positional = args.iter().filter(|(n, _, _)| n.is_none());
+                let value = positional.next()?.1;
+                let lambda = if outer {
+                    call.args.last()?.1
+                } else {
+                    positional.next()?.1
+                };
+                (value, lambda)
+            }
+            (Some(r), name) if THIS_RECEIVER.contains(&name) => (r, call.args.last()?.1),
+            _ => return None,
+        };
+        let lambda = match lambda.kind() {
+            "lambda_literal" => lambda,
+            "annotated_lambda" => {
+                let mut c = lambda.walk();
+                lambda
+                    .named_children(&mut c)
+                    .find(|k| k.kind() == "lambda_literal")?
+            }
+            _ => return None,
+        };
+        (value.id() != lambda.id()).then_some((value, lambda))
+    }
+
     fn returned(&self, node: Node<'t>) -> Option<(&'t str, Node<'t>)> {
         if node.kind() != "function_declaration" {
             return None;

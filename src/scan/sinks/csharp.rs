@@ -4,7 +4,8 @@
 //! `Console.WriteLine` goes to stderr. Microsoft.Extensions.Logging's console provider writes
 //! to stdout unless `LogToStandardErrorThreshold` is set (the generic host, `Host.CreateApplicationBuilder`,
 //! adds it by default); Serilog's console sink unless
-//! `standardErrorFromLevel`; NLog's console target unless `StdErr` (older: `Error`).
+//! `standardErrorFromLevel`; NLog's console target unless `StdErr` (older: `Error`), and its
+//! fluent `WriteToConsole()` unless `stderr: true`.
 //! `Process.Start` with a file name starts the child with the server's stdout (no
 //! `RedirectStandardOutput`, and `UseShellExecute` is false by default on .NET Core).
 
@@ -104,6 +105,44 @@ static SINKS: &[Sink] = &[
     spectre!("AnsiConsole.MarkupInterpolated"),
     spectre!("AnsiConsole.MarkupLineInterpolated"),
     spectre!("AnsiConsole.WriteException"),
+    spectre!("AnsiConsole.Render"),
+    spectre!("AnsiConsole.Clear"),
+    // Prompts and live displays render on the same console.
+    spectre!("AnsiConsole.Ask"),
+    spectre!("AnsiConsole.Prompt"),
+    spectre!("AnsiConsole.Confirm"),
+    spectre!("AnsiConsole.Status"),
+    spectre!("AnsiConsole.Progress"),
+    spectre!("AnsiConsole.Live"),
+    // `new TextWriterTraceListener(Console.Out)` sends Trace output where the writer goes (a
+    // file name or a file stream is no finding).
+    row!(
+        "TextWriterTraceListener",
+        Constructor,
+        LOGGER,
+        W0,
+        &[],
+        "`new {name}(Console.Out)` sends Trace output to stdout"
+    ),
+    // NLog's fluent setup: `LogManager.Setup().LoadConfiguration(b =>
+    // b.ForLogger().WriteToConsole())` writes to stdout unless `stderr: true` (the third
+    // parameter; the fourth of `WriteToColoredConsole`).
+    row!(
+        "*.WriteToConsole",
+        Method,
+        LOGGER,
+        arg(Some(2), Some("stderr"), Stdout, Means::StderrFlag),
+        &[],
+        "NLog's `{name}(...)` without `stderr: true` logs to stdout"
+    ),
+    row!(
+        "*.WriteToColoredConsole",
+        Method,
+        LOGGER,
+        arg(Some(3), Some("stderr"), Stdout, Means::StderrFlag),
+        &[],
+        "NLog's `{name}(...)` without `stderr: true` logs to stdout"
+    ),
     row!(
         "Console.Write",
         Method,

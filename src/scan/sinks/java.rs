@@ -69,7 +69,10 @@ static SINKS: &[Sink] = &[
         Method,
         LOGGER,
         arg(Some(1), None, Other, Means::Sink),
-        &[Cond::ArgIs(0, "org.slf4j.simpleLogger.logFile")],
+        &[Cond::ArgIs(
+            0,
+            "org.slf4j.simpleLogger.logFile|SimpleLogger.LOG_FILE_KEY",
+        )],
         "slf4j-simple's `logFile` set to \"System.out\" sends every log record to stdout (its default is System.err)"
     ),
     row!(

@@ -155,7 +155,8 @@ pub enum Cond {
     /// method (`pb.inheritIO(); pb.redirectOutput(PIPE)`).
     ThenLacks(&'static str),
     /// The argument at this position is this string (`System.setProperty(
-    /// "org.slf4j.simpleLogger.logFile", ...)`).
+    /// "org.slf4j.simpleLogger.logFile", ...)`), or after `|`, a named constant that holds it
+    /// (`SimpleLogger.LOG_FILE_KEY`).
     ArgIs(u8, &'static str),
     /// The redirection is no finding of its own (the SDK's transport does not use the
     /// redirected object).
@@ -663,7 +664,14 @@ fn conds_doc(conds: &[Cond]) -> String {
             Cond::CallLacks(n) => format!("no `{n}` in the call"),
             Cond::ScopeLacks(n) => format!("no `{n}` in the enclosing method"),
             Cond::ThenLacks(n) => format!("no `{n}` on the same object after it"),
-            Cond::ArgIs(p, v) => format!("arg #{p} is `\"{v}\"`"),
+            Cond::ArgIs(p, v) => {
+                let (literal, constants) = v.split_once('|').unwrap_or((v, ""));
+                let mut s = format!("arg #{p} is `\"{literal}\"`");
+                for c in constants.split('|').filter(|c| !c.is_empty()) {
+                    s.push_str(&format!(" or `{c}`"));
+                }
+                s
+            }
             Cond::Quiet => "no finding of its own".to_string(),
             Cond::NotFilter => "not a filter that calls the original".to_string(),
             Cond::Satisfies(_) => "configures".to_string(),
