@@ -1473,6 +1473,43 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 {
                     self.bind(outer, target, v.clone());
                 }
+                // A file-level variable set by an entry point (Go's `init`, Java's static
+                // initializer, `main`), which runs before the file's other functions: that
+                // value from the start, wherever the entry point sits in the file.
+                if self.scopes[scope].function != 0
+                    && self.scopes[scope].entry
+                    && let Some(outer) = self.declaring_scope(name, scope)
+                    && self.scopes[outer].function == 0
+                {
+                    self.bind(outer, target, v.clone());
+                    if let Some(last) = self.scopes[outer]
+                        .bindings
+                        .get_mut(name)
+                        .and_then(|l| l.last_mut())
+                    {
+                        last.0 = 0;
+                    }
+                }
+                // A static field (`static PrintStream out = System.out;`) set by a static
+                // initializer or `main`.
+                if self.scopes[scope].entry
+                    && self.scopes[scope].function != 0
+                    && self.declaring_scope(name, scope).is_none()
+                    && let Some(Some(q)) = self.static_names.get(name).cloned()
+                {
+                    let v = match v.clone() {
+                        Val::Path(p)
+                            if self
+                                .table
+                                .stream_value(&p)
+                                .is_some_and(|s| s.follows && s.dest == Dest::Stdout) =>
+                        {
+                            Val::Held(p)
+                        }
+                        v => v,
+                    };
+                    self.statics.insert(q, v);
+                }
                 self.bind(scope, target, v);
             }
             Expr::Field(name) => {

@@ -28,6 +28,10 @@ struct Go<'t> {
     /// hand-written transport, whose stdout writer is the protocol's own; and functions that
     /// send one such message (`func writeResponse(w io.Writer, id int, result any)`).
     transports: Vec<&'t str>,
+    /// Package variables an `init` function sets unconditionally (`out = os.Stderr`), with the
+    /// value: init runs before every other function, so the variable holds that value there
+    /// (wherever init sits in the file).
+    init_sets: HashMap<&'t str, Node<'t>>,
 }
 
 impl<'t> Go<'t> {
@@ -37,6 +41,7 @@ impl<'t> Go<'t> {
             packages: HashMap::new(),
             dot: Vec::new(),
             transports: Vec::new(),
+            init_sets: HashMap::new(),
         };
         let mut stack = vec![root];
         while let Some(n) = stack.pop() {
@@ -52,6 +57,9 @@ impl<'t> Go<'t> {
                     }
                 }
                 "function_declaration" => {
+                    if n.field("name").is_some_and(|f| go.text(f) == "init") {
+                        go.init_assignments(n);
+                    }
                     // A helper that sends one message (`func writeResponse(w *bufio.Writer, id
                     // int, result any) error { b, _ := json.Marshal(...); w.Write(b) ... }`):
                     // stdout handed to it is the protocol channel.
@@ -69,6 +77,52 @@ impl<'t> Go<'t> {
 
     fn text(&self, n: Node<'t>) -> &'t str {
         text(n, self.src)
+    }
+
+    /// The unconditional `name = value` statements of an `init` function's body.
+    fn init_assignments(&mut self, init: Node<'t>) {
+        let Some(body) = init.field("body") else {
+            return;
+        };
+        let mut c = body.walk();
+        let mut statements: Vec<Node<'t>> = body.named_children(&mut c).collect();
+        if let [list] = statements.as_slice()
+            && list.kind() == "statement_list"
+        {
+            let list = *list;
+            let mut c = list.walk();
+            statements = list.named_children(&mut c).collect();
+        }
+        for st in statements {
+            if st.kind() != "assignment_statement"
+                || st.field("operator").is_none_or(|o| self.text(o) != "=")
+            {
+                continue;
+            }
+            let left = self.list(st.field("left"));
+            let right = self.list(st.field("right"));
+            if left.len() != right.len() {
+                continue;
+            }
+            for (l, r) in left.into_iter().zip(right) {
+                if l.kind() == "identifier" {
+                    self.init_sets.insert(self.text(l), r);
+                }
+            }
+        }
+    }
+
+    /// Whether a `var` spec is at the package level.
+    fn package_level(&self, spec: Node<'t>) -> bool {
+        let mut n = spec.parent();
+        while let Some(p) = n {
+            match p.kind() {
+                "var_spec_list" | "var_declaration" => n = p.parent(),
+                "source_file" => return true,
+                _ => return false,
+            }
+        }
+        false
     }
 
     /// The receiver type of a method that sends a JSON-serialized message.
@@ -288,10 +342,15 @@ impl<'t> Syntax<'t> for Go<'t> {
                         ),
                     }
                 } else {
+                    let package = node.kind() == "var_spec" && self.package_level(node);
                     Shape::Bind(
                         pairs
                             .into_iter()
                             .filter(|(l, _)| l.kind() == "identifier")
+                            .map(|(l, r)| match self.init_sets.get(self.text(l)) {
+                                Some(v) if package => (l, Some(*v)),
+                                _ => (l, r),
+                            })
                             .collect(),
                     )
                 }

@@ -238,6 +238,24 @@ static SINKS: &[Sink] = &[
         &[],
         "`{name}(os.Stdout)` sends the standard logger's output to stdout"
     ),
+    // The official Go SDK's LoggingTransport copies every JSON-RPC message to its writer (a
+    // struct literal since v0.3, `NewLoggingTransport(t, w)` before).
+    row!(
+        "github.com/modelcontextprotocol/go-sdk/mcp.LoggingTransport",
+        Constructor,
+        LOGGER,
+        arg(None, Some("Writer"), Other, Means::Stream),
+        &[],
+        "`{name}{Writer: os.Stdout}` copies every JSON-RPC message to stdout, beside the protocol's own"
+    ),
+    row!(
+        "github.com/modelcontextprotocol/go-sdk/mcp.NewLoggingTransport",
+        Function,
+        LOGGER,
+        arg(Some(1), None, Other, Means::Stream),
+        &[],
+        "`{name}(t, os.Stdout)` copies every JSON-RPC message to stdout, beside the protocol's own"
+    ),
     row!(
         "log.New",
         Function,
