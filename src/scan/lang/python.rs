@@ -199,6 +199,10 @@ struct Py<'t> {
     /// Byte offsets where `sys.stdout` is replaced by something that is not stdout, with the
     /// scope the assignment runs in.
     stdout_replaced: Vec<(usize, usize)>,
+    /// Byte offsets where `sys.stdout` is put back (`sys.stdout = saved` after `saved =
+    /// sys.stdout`, `sys.stdout = sys.__stdout__`), with the scope: a replacement restored in
+    /// its own scope holds only between the two.
+    stdout_restored: Vec<(usize, usize)>,
     /// Byte ranges whose body runs under `contextlib.redirect_stdout(<not stdout>)`.
     redirected: Vec<(usize, usize)>,
     /// True when fd 1 is saved with `os.dup(...)` before being redirected.
@@ -230,6 +234,7 @@ impl<'t> Py<'t> {
             overrides: FastMap::default(),
             self_attrs: FastMap::default(),
             stdout_replaced: Vec::new(),
+            stdout_restored: Vec::new(),
             redirected: Vec::new(),
             saves_stdout_fd: memchr::memmem::find(src, b"dup(").is_some(),
             facts: FileFacts::default(),
@@ -1078,9 +1083,16 @@ impl<'t> Py<'t> {
         if self.redirected.iter().any(|(s, e)| (*s..*e).contains(&pos)) {
             return true;
         }
-        self.stdout_replaced
-            .iter()
-            .any(|(at, s)| *at < pos || (*s == 0 && scope != 0))
+        self.stdout_replaced.iter().any(|(at, s)| {
+            match self
+                .stdout_restored
+                .iter()
+                .find(|(r, rs)| rs == s && r > at)
+            {
+                Some((r, _)) => *s == scope && *at < pos && pos < *r,
+                None => *at < pos || (*s == 0 && scope != 0),
+            }
+        })
     }
 
     fn check_call(&mut self, call: Node<'t>, scope: usize) {
@@ -1400,7 +1412,18 @@ impl<'t> Py<'t> {
         if is_stdout && resolved.is_some() {
             // Rewrapping stdout (`io.TextIOWrapper(sys.stdout.buffer, ...)`) keeps fd 1; anything
             // else sends the SDK's replies elsewhere.
-            if self.text(right).contains("stdout") {
+            // A variable that saved the stream before (`saved = sys.stdout`) puts it back.
+            let saved = right.kind() == "identifier"
+                && self
+                    .lookup(self.text(right), scope, right.start_byte())
+                    .is_some_and(
+                        |b| matches!(b.def, Def::Value(v) if self.text(v).contains("stdout")),
+                    );
+            let put_back = saved || self.text(right).contains("stdout");
+            if put_back {
+                if !self.stdout_replaced.is_empty() {
+                    self.stdout_restored.push((node.start_byte(), scope));
+                }
                 return;
             }
             self.stdout_replaced.push((node.end_byte(), scope));
