@@ -1419,7 +1419,18 @@ impl<'t> Py<'t> {
                     .is_some_and(
                         |b| matches!(b.def, Def::Value(v) if self.text(v).contains("stdout")),
                     );
-            let put_back = saved || self.text(right).contains("stdout");
+            // So does an attribute that saved it (`self._old = sys.stdout` in `__enter__`,
+            // `sys.stdout = self._old` in `__exit__`).
+            let saved_attr = right.kind() == "attribute"
+                && self
+                    .self_attr(right, scope)
+                    .and_then(|k| self.self_attrs.get(&k))
+                    .is_some_and(|list| {
+                        list.iter().any(
+                            |b| matches!(b.def, Def::Value(v) if self.text(v).contains("stdout")),
+                        )
+                    });
+            let put_back = saved || saved_attr || self.text(right).contains("stdout");
             if put_back {
                 if !self.stdout_replaced.is_empty() {
                     self.stdout_restored.push((node.start_byte(), scope));
