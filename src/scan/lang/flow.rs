@@ -208,6 +208,34 @@ pub trait Syntax<'t> {
     }
 }
 
+/// Node kinds (by prefix, across the grammars) of code that runs on some paths only.
+const BRANCHING: &[&str] = &[
+    "if_",
+    "else",
+    "for_",
+    "foreach",
+    "enhanced_for",
+    "while_",
+    "do_",
+    "switch",
+    "expression_switch",
+    "type_switch",
+    "select_",
+    "when_",
+    "match_",
+    "loop_",
+    "catch",
+    "lambda",
+    "closure",
+    "func_literal",
+    "anonymous_function",
+    "ternary",
+    "conditional_expression",
+    "expression_case",
+    "default_case",
+    "communication_case",
+];
+
 /// The binding name of a lambda's implicit receiver (no identifier can spell it).
 const RECEIVER: &str = "<this>";
 
@@ -1455,6 +1483,24 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
         }
     }
 
+    /// Whether a statement runs only on some paths of its function: inside a branch, a loop,
+    /// a handler or a nested function literal (by the kinds of its ancestors).
+    fn conditional(&self, node: Node<'t>, scope: usize) -> bool {
+        let function = self.scopes[self.scopes[scope].function].range.clone();
+        let mut n = node.parent();
+        for _ in 0..256 {
+            let Some(p) = n else { return false };
+            if p.byte_range() == function {
+                return false;
+            }
+            if BRANCHING.iter().any(|k| p.kind().starts_with(k)) {
+                return true;
+            }
+            n = p.parent();
+        }
+        true
+    }
+
     fn assign(&mut self, node: Node<'t>, target: Node<'t>, value: Node<'t>, scope: usize) {
         match self.syn.expr(target) {
             Expr::Ident(name) => {
@@ -1476,8 +1522,10 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 // A file-level variable set by an entry point (Go's `init`, Java's static
                 // initializer, `main`), which runs before the file's other functions: that
                 // value from the start, wherever the entry point sits in the file.
-                if self.scopes[scope].function != 0
+                let unconditional = self.scopes[scope].function != 0
                     && self.scopes[scope].entry
+                    && !self.conditional(node, scope);
+                if unconditional
                     && let Some(outer) = self.declaring_scope(name, scope)
                     && self.scopes[outer].function == 0
                 {
@@ -1492,8 +1540,7 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 }
                 // A static field (`static PrintStream out = System.out;`) set by a static
                 // initializer or `main`.
-                if self.scopes[scope].entry
-                    && self.scopes[scope].function != 0
+                if unconditional
                     && self.declaring_scope(name, scope).is_none()
                     && let Some(Some(q)) = self.static_names.get(name).cloned()
                 {
