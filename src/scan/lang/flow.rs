@@ -522,27 +522,41 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
     }
 
     fn bind(&mut self, scope: usize, name: Node<'t>, v: Val) {
+        self.bind_at(scope, name, name.start_byte(), v);
+    }
+
+    /// Binds a name from a position on (0: from the start of the scope).
+    fn bind_at(&mut self, scope: usize, name: Node<'t>, pos: usize, v: Val) {
         let key = self.text(name);
         // A local variable holds the object itself, not the process's current stdout.
-        let v = match v {
-            Val::Path(p)
-                if (self.scopes[scope].function != 0 || self.syn.globals_hold())
-                    && self
-                        .table
-                        .stream_value(&p)
-                        .is_some_and(|s| s.follows && s.dest == Dest::Stdout)
-                    && !self.redirected(name, scope) =>
-            {
-                Val::Held(p)
-            }
-            v => v,
+        let v = if (self.scopes[scope].function != 0 || self.syn.globals_hold())
+            && !self.redirected(name, scope)
+        {
+            self.held(v)
+        } else {
+            v
         };
         if !key.is_empty() {
             self.scopes[scope]
                 .bindings
                 .entry(key)
                 .or_default()
-                .push((name.start_byte(), v));
+                .push((pos, v));
+        }
+    }
+
+    /// A stream that follows redirections (`System.out`), taken as the object it is now.
+    fn held(&self, v: Val) -> Val {
+        match v {
+            Val::Path(p)
+                if self
+                    .table
+                    .stream_value(&p)
+                    .is_some_and(|s| s.follows && s.dest == Dest::Stdout) =>
+            {
+                Val::Held(p)
+            }
+            v => v,
         }
     }
 
@@ -1525,37 +1539,20 @@ impl<'t, S: Syntax<'t>> Engine<'t, S> {
                 let unconditional = self.scopes[scope].function != 0
                     && self.scopes[scope].entry
                     && !self.conditional(node, scope);
-                if unconditional
-                    && let Some(outer) = self.declaring_scope(name, scope)
-                    && self.scopes[outer].function == 0
-                {
-                    self.bind(outer, target, v.clone());
-                    if let Some(last) = self.scopes[outer]
-                        .bindings
-                        .get_mut(name)
-                        .and_then(|l| l.last_mut())
-                    {
-                        last.0 = 0;
-                    }
-                }
-                // A static field (`static PrintStream out = System.out;`) set by a static
-                // initializer or `main`.
-                if unconditional
-                    && self.declaring_scope(name, scope).is_none()
-                    && let Some(Some(q)) = self.static_names.get(name).cloned()
-                {
-                    let v = match v.clone() {
-                        Val::Path(p)
-                            if self
-                                .table
-                                .stream_value(&p)
-                                .is_some_and(|s| s.follows && s.dest == Dest::Stdout) =>
-                        {
-                            Val::Held(p)
+                if unconditional {
+                    match self.declaring_scope(name, scope) {
+                        Some(outer) if self.scopes[outer].function == 0 => {
+                            self.bind_at(outer, target, 0, v.clone());
                         }
-                        v => v,
-                    };
-                    self.statics.insert(q, v);
+                        Some(_) => {}
+                        // A static field (`static PrintStream out = System.out;`).
+                        None => {
+                            if let Some(Some(q)) = self.static_names.get(name).cloned() {
+                                let held = self.held(v.clone());
+                                self.statics.insert(q, held);
+                            }
+                        }
+                    }
                 }
                 self.bind(scope, target, v);
             }
