@@ -973,8 +973,13 @@ impl<'s> Lexer<'s> {
         self.cur.idents.push(start..self.i);
         // A name declared inside a function of the statement is that function's own: it binds
         // nothing the statement's neighbours see. Assignments may be to an outer name.
+        // A `let`/`const` in a block of the statement (`for (const k of ks)`, `if (a) { let
+        // b }`) is that block's own: it binds nothing outside the statement.
         let declared = std::mem::take(&mut self.name_next)
-            || self.decls.last().is_some_and(|d| !d.1 && self.depth >= d.0);
+            || self
+                .decls
+                .last()
+                .is_some_and(|d| !d.1 && self.depth >= d.0 && (d.2 || d.0 == 0));
         let in_function = self.open.iter().any(|o| o.4);
         let class = std::mem::take(&mut self.class_next);
         if declared && !in_function {

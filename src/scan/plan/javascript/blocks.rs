@@ -7,7 +7,9 @@
 //!
 //! - a statement *carries* stdout when it holds a candidate or mentions a name a carrying
 //!   statement writes (`const out = process.stdout` … `out.write(x)`); a function whose
-//!   `return` statement carries stdout carries it too (`function out() { return ...; }`);
+//!   `return` statement carries stdout carries it too (`function out() { return ...; }`,
+//!   `const out = () => {...}`), the result of a call it is passed to does not
+//!   (`var init_x = __esm({ ... })`: the analyzer resolves only a function's own calls);
 //! - a statement is kept when it carries stdout, or when it writes (declares or assigns) a name
 //!   a kept statement mentions: the bindings the analyzer resolves those names to
 //!   (`const opts = {}` for `pino(opts)`, a local named `console`);
@@ -26,7 +28,12 @@
 //! declarators count as declarations (never a destructuring pattern, whose keys and defaults
 //! are names too, nor a function's parameters): a declaration missed makes two names match
 //! that need not, which keeps more, never less. Names after a `.` are members, matched by name
-//! alone, and so is a plain assignment (`x = v`), which may be a class field.
+//! alone, and so is a plain assignment (`x = v`), which may be a class field. An assignment to
+//! a member of a name a planned body declares (`module2.exports = ...` in a bundle's module
+//! function, `opts.out = ...`) writes nothing: the analyzer reads such members only from the
+//! object's own literal; members of `this` and of other names (globals: `console.log = ...`)
+//! are written. A `let`/`const` inside a block of a statement (`for (const k of ks)`) binds
+//! nothing outside it.
 //!
 //! Splitting is lazy: a statement is split only when, taken whole, it would be kept (a part can
 //! only be kept when the whole would), so large statements that never matter are not lexed
@@ -53,6 +60,10 @@ struct Source<'s> {
     mentions: Vec<Key<'s>>,
     /// It holds stdout (given what carries stdout so far).
     carried: bool,
+    /// It may be a function, whose calls the analyzer resolves to what it returns (a
+    /// function's name, `x = () => ...`, `x = function () {...}`, anything this cannot tell);
+    /// a call's result (`x = wrap(() => {...})`) or an object's methods are not.
+    function: bool,
 }
 
 /// A planned body: the scope around it, and the names declared in it.
@@ -180,6 +191,52 @@ impl<'s> Tree<'s> {
         Some((0, w))
     }
 
+    /// Whether the member at `start` belongs to an object a name declared in a planned body
+    /// holds (`module2.exports`, `opts.out`, `Foo.prototype.log`): the analyzer reads such a member
+    /// only from the object's own value, never from an assignment to it, so the assignment
+    /// writes no name. Members of `this` and of globals (`console.log = ...`,
+    /// `module.exports = ...`) are assigned for readers elsewhere; so are members of what
+    /// this cannot follow back to a name (`f().x`, `a[k].x`).
+    fn local_member(&self, scope: u32, start: usize) -> bool {
+        let src = self.src;
+        let mut at = start;
+        loop {
+            let mut k = src[..at].trim_ascii_end().len();
+            if k == 0 || src[k - 1] != b'.' {
+                break;
+            }
+            k -= 1;
+            if k > 0 && src[k - 1] == b'?' {
+                k -= 1;
+            }
+            let end = src[..k].trim_ascii_end().len();
+            let mut b = end;
+            while b > 0 && (is_ident(src[b - 1]) || src[b - 1] == b'$') {
+                b -= 1;
+            }
+            if b == end || src[b].is_ascii_digit() {
+                return false;
+            }
+            at = b;
+        }
+        if at == start {
+            return false;
+        }
+        let root = at..at
+            + src[at..]
+                .iter()
+                .take_while(|&&c| is_ident(c) || c == b'$')
+                .count();
+        if &src[root.clone()] == b"this" {
+            return false;
+        }
+        match self.mention(scope, &root) {
+            Some((0, w)) => self.scopes[0].declared.contains(w),
+            Some((MEMBER, _)) | None => false,
+            Some(_) => true,
+        }
+    }
+
     /// Adds statement `s`'s names in `scope` to `node` (only those at positions `mine`): what
     /// it mentions, and what it writes with the value of each (a plain assignment, not a
     /// declaration, may also be a class field, read as a member).
@@ -211,6 +268,9 @@ impl<'s> Tree<'s> {
             let Some(key) = self.mention(scope(r.start), r) else {
                 continue;
             };
+            if key.0 == MEMBER && self.local_member(scope(r.start), r.start) {
+                continue;
+            }
             let value = s.values.get(k).cloned().unwrap_or(WHOLE);
             let at = match by_value.get(&(value.start, value.end)) {
                 Some(&at) => at,
@@ -220,7 +280,12 @@ impl<'s> Tree<'s> {
                     } else {
                         std::slice::from_ref(&value)
                     };
-                    let mut source = Source::default();
+                    let mut source = Source {
+                        function: value == RETURNED
+                            || value == WHOLE
+                            || function_value(&self.src[value.clone()]),
+                        ..Source::default()
+                    };
                     for v in spans {
                         let lo = s.idents.partition_point(|r| r.start < v.start);
                         let hi = s.idents.partition_point(|r| r.start < v.end);
@@ -372,13 +437,20 @@ impl<'s> Tree<'s> {
             if !was_kept {
                 self.used.extend(n.mentions.iter().copied());
             }
-            if carries && k != i && !(was_carrying && n.sources.iter().all(|s| s.carried)) {
-                // A `return` inside it carries stdout: so does what it is the value of.
-                for s in &mut n.sources {
+            if carries
+                && k != i
+                && !(was_carrying && n.sources.iter().all(|s| s.carried || !s.function))
+            {
+                // A `return` inside it carries stdout: so does the function it is the value of.
+                for s in n.sources.iter_mut().filter(|s| s.function) {
                     s.carried = true;
                 }
-                self.carried.extend(n.writes.iter().map(|w| w.0));
-                self.carried_names.extend(n.writes.iter().map(|w| w.0.1));
+                let sources = &n.sources;
+                let names = n.writes.iter().filter(|w| sources[w.1].function);
+                for w in names {
+                    self.carried.insert(w.0);
+                    self.carried_names.insert(w.0.1);
+                }
             }
             // A `return` that carries stdout: the function around it does.
             carries &= n.returns;
@@ -554,6 +626,18 @@ fn parameters(src: &[u8], open: usize) -> (Range<usize>, Vec<Range<usize>>) {
     (start..inner_end, names)
 }
 
+/// Whether a value (what follows an `=`) may be a function: `function`, `async`, `x =>`, or
+/// anything in parentheses first (`(a, b) => ...`, but also `(0, f)(x)`: keeping more is safe).
+fn function_value(value: &[u8]) -> bool {
+    let v = value.trim_ascii_start();
+    let v = v.strip_prefix(b"=").unwrap_or(v).trim_ascii_start();
+    if v.starts_with(b"(") || v.starts_with(b"function") || v.starts_with(b"async") {
+        return true;
+    }
+    let name = v.iter().take_while(|&&c| is_ident(c) || c == b'$').count();
+    name > 0 && v[name..].trim_ascii_start().starts_with(b"=>")
+}
+
 /// Whether the name at `start` follows a `.` (`a.name`, `a?.name`; not `...name`).
 fn is_member(src: &[u8], start: usize) -> bool {
     let before = src[..start].trim_ascii_end();
@@ -567,7 +651,8 @@ mod tests {
     fn kept(src: &str) -> String {
         match javascript_planned(src.as_bytes(), 1600) {
             Plan::Ranges(r) => r.iter().map(|(r, _)| &src[r.clone()]).collect(),
-            other => format!("{other:?}"),
+            Plan::Whole => src.to_string(),
+            Plan::Skip => String::new(),
         }
     }
 
@@ -708,6 +793,46 @@ mod tests {
              carries nothing: {kept}"
         );
         assert!(kept.contains("o.write('y')"), "a returned stream: {kept}");
+    }
+
+    #[test]
+    fn calls_locals_and_block_names_carry_nothing_outside() {
+        let filler = "    total = total + item.size;\n".repeat(8);
+        let src = format!(
+            "(function () {{\n\
+             function mod(exports2, module2) {{\n{filler}  module2.exports = {{ out: process.stdout }};\n}}\n\
+             function reader(m) {{\n{filler}  var e = m.exports;\n}}\n\
+             var init = wrap(function () {{\n{filler}  return process.stdout;\n}});\n\
+             function caller() {{\n{filler}  var r = init();\n}}\n\
+             var get = function () {{\n{filler}  return process.stdout;\n}};\n\
+             function user() {{\n{filler}  var o = get();\n  o.write('y');\n}}\n\
+             function loop(list) {{\n{filler}  for (const key of list) {{ console.log(key); }}\n}}\n\
+             function other() {{\n{filler}  use(key);\n}}\n\
+             function global() {{\n{filler}  exports.out = process.stdout;\n}}\n\
+             function reads() {{\n{filler}  exports.out.write('z');\n}}\n\
+             }})();\n{}",
+            "const pad = 1;\n".repeat(100)
+        );
+        let kept = kept(&src);
+        assert!(kept.contains("module2.exports = {"), "{kept}");
+        assert!(
+            !kept.contains("m.exports"),
+            "a member of a parameter is no name another function reads: {kept}"
+        );
+        assert!(
+            !kept.contains("var r = init()"),
+            "a call's result is not the function passed to it: {kept}"
+        );
+        assert!(kept.contains("o.write('y')"), "a function value's return: {kept}");
+        assert!(kept.contains("console.log(key)"), "{kept}");
+        assert!(
+            !kept.contains("use(key)"),
+            "a `const` of a `for` binds nothing outside it: {kept}"
+        );
+        assert!(
+            kept.contains("exports.out.write('z')"),
+            "a member of a global is written for every reader: {kept}"
+        );
     }
 
     #[test]
