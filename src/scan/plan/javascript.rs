@@ -245,7 +245,12 @@ pub fn javascript(src: &[u8]) -> Plan {
                 match template_text(src, i + 1) {
                     Text::Chunk(end, substitution) => {
                         let whole = b == b'`' && !substitution;
-                        if VOCAB.string_hit(&src[i + 1..end]) && !(whole && compared(src, i, end)) {
+                        let hit = if whole {
+                            VOCAB.string_hit_at(src, i, end) && !compared(src, i, end)
+                        } else {
+                            VOCAB.string_hit(&src[i + 1..end])
+                        };
+                        if hit {
                             return Plan::Whole;
                         }
                         if substitution {
@@ -296,7 +301,7 @@ pub fn javascript(src: &[u8]) -> Plan {
             }
             b'"' | b'\'' => {
                 let (end, _) = quoted(src, i);
-                if VOCAB.string_hit(&src[(i + 1).min(end)..end]) && !compared(src, i, end) {
+                if VOCAB.string_hit_at(src, i, end) && !compared(src, i, end) {
                     return Plan::Whole;
                 }
                 i = end + 1;
@@ -656,8 +661,7 @@ impl<'s> Lexer<'s> {
                 let (end, closed) = quoted(src, self.i);
                 // Left open at the line end: the lexer and a parser may disagree from here.
                 self.cur.malformed |= !closed;
-                if VOCAB.string_hit(&src[(self.i + 1).min(end)..end]) && !compared(src, self.i, end)
-                {
+                if VOCAB.string_hit_at(src, self.i, end) && !compared(src, self.i, end) {
                     self.cur.hit = true;
                     self.cur.hits.push(self.i);
                 }
@@ -1088,8 +1092,45 @@ mod tests {
                 false,
             ),
             ("const c = require('console');\n", false),
-            ("const kind = 'stdout';\n", false),
-            ("f(`console`);\n", false),
+            ("const appender = { type: 'stdout' };\n", false),
+            ("const m = require(`console`);\n", false),
+        ];
+        for (src, skipped) in cases {
+            assert_eq!(javascript(src.as_bytes()) == Plan::Skip, skipped, "{src}");
+        }
+    }
+
+    #[test]
+    fn javascript_names_count_as_strings_only_where_a_module_or_member_is_named() {
+        // Module and member names are strings where a module is imported, a member is read by
+        // subscript, or a key is quoted; elsewhere the same text is data (a mime table's
+        // extensions, an event's name). Values count anywhere, or as the value of their key.
+        let cases: [(&str, bool); 16] = [
+            (
+                "const t = { 'application/inkml+xml': ['ink', 'inkml'] };\n",
+                true,
+            ),
+            (
+                "const Events = { Console: 'console', Close: 'close' };\n",
+                true,
+            ),
+            ("f('console');\n", true),
+            ("const kind = 'stdout';\n", true),
+            ("const ui = require('ink');\n", false),
+            ("const u = require.resolve('pino');\n", false),
+            ("import { render } from 'ink';\n", false),
+            ("import 'consola';\n", false),
+            ("const m = await import('node:child_process');\n", false),
+            ("declare module 'winston' {}\n", false),
+            ("globalThis['console'].info(x);\n", false),
+            ("const o = { 'stdout': s };\n", false),
+            ("const a = { out: { type: 'console' } };\n", false),
+            ("const a = { out: { \"type\": 'stdout' } };\n", false),
+            (
+                "spawn(cmd, { stdio: ['pipe', 'inherit', 'pipe'] });\n",
+                false,
+            ),
+            ("const p = '/dev/stdout';\n", false),
         ];
         for (src, skipped) in cases {
             assert_eq!(javascript(src.as_bytes()) == Plan::Skip, skipped, "{src}");
@@ -1103,7 +1144,7 @@ mod tests {
             Plan::Skip
         );
         assert_eq!(
-            javascript(b"/* console.log */ let s = \"console\";"),
+            javascript(b"/* console.log */ let s = require(\"console\");"),
             Plan::Whole
         );
         // A string counts whole: a module, an option value, a path; prose does not.

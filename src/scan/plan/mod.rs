@@ -70,8 +70,11 @@ pub struct Vocab {
     strings: Vec<&'static [u8]>,
     /// A string counts only when it is one of `strings` (after `node:`, before a `/subpath`):
     /// JavaScript, where module specifiers, option values and paths are whole strings and a
-    /// substring (`'./util'`) is some other thing.
+    /// substring (`'./util'`) is some other thing. There `strings` count where a module or
+    /// member is named ([`name_position`]), and `values` wherever they stand, or as the value
+    /// of their key.
     exact: bool,
+    values: Vec<(&'static [u8], Option<&'static [u8]>)>,
 }
 
 impl Vocab {
@@ -81,6 +84,11 @@ impl Vocab {
     /// and members after a word must be ones a row names.
     fn derive(lang: Lang, extra_owners: &[&'static str], globals: Option<&[&str]>) -> Vocab {
         let modules = globals.map_or_else(Vec::new, |g| sinks::module_words(lang, g));
+        let values = if globals.is_some() {
+            sinks::string_values(lang)
+        } else {
+            Vec::new()
+        };
         let words: WordSet<'static> = sinks::plan_words(lang)
             .into_iter()
             .filter(|w| !modules.contains(w))
@@ -116,6 +124,10 @@ impl Vocab {
                 .map(str::as_bytes)
                 .collect(),
             exact: globals.is_some(),
+            values: values
+                .iter()
+                .map(|(w, k)| (w.as_bytes(), k.map(str::as_bytes)))
+                .collect(),
         }
     }
 
@@ -126,17 +138,37 @@ impl Vocab {
             && self.words.contains(w)
     }
 
-    /// Does a short string's content make its statement a candidate?
+    /// Does the short string between the quotes at `open` and `close` make its statement a
+    /// candidate?
+    fn string_hit_at(&self, src: &[u8], open: usize, close: usize) -> bool {
+        let content = &src[(open + 1).min(close)..close];
+        if !self.exact || content.len() > SHORT_STRING {
+            return self.string_hit(content);
+        }
+        let c = content.strip_prefix(b"node:").unwrap_or(content);
+        let named = |w: &[u8]| {
+            c.strip_prefix(w)
+                .is_some_and(|rest| rest.is_empty() || rest[0] == b'/')
+        };
+        let value = self
+            .values
+            .iter()
+            .any(|(w, key)| c == *w && key.is_none_or(|k| key_before(src, open) == Some(k)));
+        value || (self.strings.iter().any(|w| named(w)) && name_position(src, open, close))
+    }
+
+    /// Does a short string's content make its statement a candidate (wherever it stands)?
     fn string_hit(&self, content: &[u8]) -> bool {
         if content.len() > SHORT_STRING {
             return false;
         }
         if self.exact {
             let c = content.strip_prefix(b"node:").unwrap_or(content);
-            return self.strings.iter().any(|w| {
-                c.strip_prefix(*w)
-                    .is_some_and(|rest| rest.is_empty() || rest[0] == b'/')
-            });
+            return self.values.iter().any(|(w, _)| c == *w)
+                || self.strings.iter().any(|w| {
+                    c.strip_prefix(*w)
+                        .is_some_and(|rest| rest.is_empty() || rest[0] == b'/')
+                });
         }
         self.strings
             .iter()
@@ -263,6 +295,64 @@ fn push_range(ranges: &mut Vec<(Range<usize>, usize)>, r: Range<usize>, row: usi
         Some((last, _)) if last.end == r.start => last.end = r.end,
         _ => ranges.push((r, row)),
     }
+}
+
+/// Whether the JavaScript string between the quotes at `open` and `close` names a module or
+/// a member: `require('m')`, `import('m')`, `from 'm'`, `import 'm'`, `declare module 'm'`,
+/// a subscript (`console['log']`; not an array literal, `['ink', 'inkml']`), or a quoted key
+/// (`{ 'stdout': ... }`).
+fn name_position(src: &[u8], open: usize, close: usize) -> bool {
+    let before = src[..open].trim_ascii_end();
+    match before.last() {
+        Some(b'(') => matches!(
+            word_before(before[..before.len() - 1].trim_ascii_end()),
+            Some(b"require" | b"import" | b"resolve")
+        ),
+        Some(b'[') => {
+            let object = before[..before.len() - 1].trim_ascii_end();
+            object
+                .last()
+                .is_some_and(|&c| is_ident(c) || matches!(c, b'$' | b')' | b']' | b'.'))
+                && !matches!(
+                    word_before(object),
+                    Some(b"return" | b"typeof" | b"case" | b"in" | b"of" | b"yield" | b"await")
+                )
+        }
+        _ if matches!(word_before(before), Some(b"from" | b"import" | b"module")) => true,
+        _ => {
+            let after = src.get(close + 1..).unwrap_or_default().trim_ascii_start();
+            after.first() == Some(&b':') && after.get(1) != Some(&b':')
+        }
+    }
+}
+
+/// The word `b` ends with, unless it is a member (`x.import`; `require.resolve` is one).
+fn word_before(b: &[u8]) -> Option<&[u8]> {
+    let mut k = b.len();
+    while k > 0 && (is_ident(b[k - 1]) || b[k - 1] == b'$') {
+        k -= 1;
+    }
+    (k == 0 || b[k - 1] != b'.' || b[..k].ends_with(b"require.")).then_some(&b[k..])
+}
+
+/// The key a value at `open` is given in an object literal or an assignment (`type: 'x'`,
+/// `type = 'x'`, `'type': 'x'`), if any.
+fn key_before(src: &[u8], open: usize) -> Option<&[u8]> {
+    let before = src[..open].trim_ascii_end();
+    let (&sep, rest) = before.split_last()?;
+    if !(sep == b':' || (sep == b'=' && !matches!(rest.last(), Some(b'=' | b'!' | b'<' | b'>')))) {
+        return None;
+    }
+    let rest = rest.trim_ascii_end();
+    let rest = rest
+        .strip_suffix(b"\"")
+        .or_else(|| rest.strip_suffix(b"'"))
+        .unwrap_or(rest);
+    let mut k = rest.len();
+    while k > 0 && (is_ident(rest[k - 1]) || rest[k - 1] == b'$') {
+        k -= 1;
+    }
+    (k < rest.len()).then_some(&rest[k..])
 }
 
 /// The bit of a word length in [`Vocab::lengths`].

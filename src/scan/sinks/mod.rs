@@ -882,6 +882,49 @@ pub fn string_words(lang: Lang) -> Vec<&'static str> {
     out
 }
 
+/// The string words that are values (`stdio: 'inherit'`, `'/dev/stdout'`, `type: 'console'`),
+/// each with the key it must be the value of (`type`), if any. In JavaScript the other string
+/// words are module and member names, which are strings only where a module or member is named
+/// (`require('pino')`, `console['log']`, a quoted key).
+pub fn string_values(lang: Lang) -> Vec<(&'static str, Option<&'static str>)> {
+    let Some(t) = table(lang) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(&'static str, Option<&'static str>)> = Vec::new();
+    let mut add = |w: (&'static str, Option<&'static str>)| {
+        if !out.contains(&w) {
+            out.push(w);
+        }
+    };
+    t.extra_words
+        .iter()
+        .chain(
+            t.streams
+                .iter()
+                .chain(t.base.map_or(&[][..], |b| b.streams))
+                .filter(|s| s.dest == Dest::Stdout)
+                .map(|s| &s.name),
+        )
+        .filter(|w| w.contains('/'))
+        .for_each(|w| add((w, None)));
+    let configs = t
+        .configs
+        .iter()
+        .chain(t.base.map_or(&[][..], |b| b.configs));
+    for c in configs {
+        if c.arg.default != Dest::Stdout {
+            c.stdout_values.iter().for_each(|w| add((w, None)));
+        }
+        if c.form == Form::Property {
+            if c.keys.is_empty() {
+                add((c.name, None));
+            }
+            c.keys.iter().for_each(|k| add((c.name, Some(k))));
+        }
+    }
+    out
+}
+
 /// The anchors of rows reached only through a module (`util.log`, `child_process.spawn`,
 /// `pino`): not rooted in one of the language's `globals` (`console.log`,
 /// `process.stdout.write`). In JavaScript such a module is always named by a string

@@ -823,7 +823,10 @@ mod tests {
             !kept.contains("var r = init()"),
             "a call's result is not the function passed to it: {kept}"
         );
-        assert!(kept.contains("o.write('y')"), "a function value's return: {kept}");
+        assert!(
+            kept.contains("o.write('y')"),
+            "a function value's return: {kept}"
+        );
         assert!(kept.contains("console.log(key)"), "{kept}");
         assert!(
             !kept.contains("use(key)"),
