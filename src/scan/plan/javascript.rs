@@ -1105,7 +1105,13 @@ mod tests {
         // Module and member names are strings where a module is imported, a member is read by
         // subscript, or a key is quoted; elsewhere the same text is data (a mime table's
         // extensions, an event's name). Values count anywhere, or as the value of their key.
-        let cases: [(&str, bool); 16] = [
+        let cases: [(&str, bool); 19] = [
+            ("var eo = new Set(['inset', 'inherit', 'initial']);\n", true),
+            ("i(a, () => [{ values: ['current', 'inherit'] }]);\n", true),
+            (
+                "spawn(cmd, args, {\n  cwd: root,\n  env: process.env,\n  stdio: 'inherit',\n});\n",
+                false,
+            ),
             (
                 "const t = { 'application/inkml+xml': ['ink', 'inkml'] };\n",
                 true,

@@ -153,7 +153,7 @@ impl Vocab {
         let value = self
             .values
             .iter()
-            .any(|(w, key)| c == *w && key.is_none_or(|k| key_before(src, open) == Some(k)));
+            .any(|(w, key)| c == *w && key.is_none_or(|k| key_near(src, open, k)));
         value || (self.strings.iter().any(|w| named(w)) && name_position(src, open, close))
     }
 
@@ -335,24 +335,21 @@ fn word_before(b: &[u8]) -> Option<&[u8]> {
     (k == 0 || b[k - 1] != b'.' || b[..k].ends_with(b"require.")).then_some(&b[k..])
 }
 
-/// The key a value at `open` is given in an object literal or an assignment (`type: 'x'`,
-/// `type = 'x'`, `'type': 'x'`), if any.
-fn key_before(src: &[u8], open: usize) -> Option<&[u8]> {
-    let before = src[..open].trim_ascii_end();
-    let (&sep, rest) = before.split_last()?;
-    if !(sep == b':' || (sep == b'=' && !matches!(rest.last(), Some(b'=' | b'!' | b'<' | b'>')))) {
-        return None;
-    }
-    let rest = rest.trim_ascii_end();
-    let rest = rest
-        .strip_suffix(b"\"")
-        .or_else(|| rest.strip_suffix(b"'"))
-        .unwrap_or(rest);
-    let mut k = rest.len();
-    while k > 0 && (is_ident(rest[k - 1]) || rest[k - 1] == b'$') {
-        k -= 1;
-    }
-    (k < rest.len()).then_some(&rest[k..])
+/// How far before a value its key is looked for: `stdio: ['pipe', 'inherit']`,
+/// `type: verbose ? 'stdout' : 'file'`, `{ target: 'pino-pretty' }`.
+const KEY_WINDOW: usize = 64;
+
+/// Whether the word `key` stands (whole) in the [`KEY_WINDOW`] bytes before `open`: the value
+/// there may be given to it. `new Set(['inherit', 'unset'])` in a style sheet is no `stdio`.
+fn key_near(src: &[u8], open: usize, key: &[u8]) -> bool {
+    let from = open.saturating_sub(KEY_WINDOW);
+    let window = &src[from..open];
+    memchr::memmem::find_iter(window, key).any(|p| {
+        let at = from + p;
+        let end = at + key.len();
+        (at == 0 || !(is_ident(src[at - 1]) || src[at - 1] == b'$'))
+            && !(is_ident(src[end]) || src[end] == b'$')
+    })
 }
 
 /// The bit of a word length in [`Vocab::lengths`].

@@ -883,7 +883,7 @@ pub fn string_words(lang: Lang) -> Vec<&'static str> {
 }
 
 /// The string words that are values (`stdio: 'inherit'`, `'/dev/stdout'`, `type: 'console'`),
-/// each with the key it must be the value of (`type`), if any. In JavaScript the other string
+/// each with a key it is a value of (`stdio`, `type`), if any (one entry per key). In JavaScript the other string
 /// words are module and member names, which are strings only where a module or member is named
 /// (`require('pino')`, `console['log']`, a quoted key).
 pub fn string_values(lang: Lang) -> Vec<(&'static str, Option<&'static str>)> {
@@ -912,14 +912,25 @@ pub fn string_values(lang: Lang) -> Vec<(&'static str, Option<&'static str>)> {
         .iter()
         .chain(t.base.map_or(&[][..], |b| b.configs));
     for c in configs {
+        let mut values: Vec<&'static str> = Vec::new();
         if c.arg.default != Dest::Stdout {
-            c.stdout_values.iter().for_each(|w| add((w, None)));
+            values.extend(c.stdout_values);
         }
         if c.form == Form::Property {
-            if c.keys.is_empty() {
-                add((c.name, None));
+            values.push(c.name);
+        }
+        // The keys a value is given to: the row's keys, else its argument's keyword
+        // (`stdio`, the last part of `options.stdio`).
+        let mut keys: Vec<&'static str> = c.keys.to_vec();
+        if keys.is_empty() {
+            let kws = c.arg.kw.into_iter().flat_map(|k| k.split('|'));
+            keys.extend(kws.map(|k| k.rsplit('.').next().unwrap_or(k)));
+        }
+        for w in values {
+            if keys.is_empty() {
+                add((w, None));
             }
-            c.keys.iter().for_each(|k| add((c.name, Some(k))));
+            keys.iter().for_each(|k| add((w, Some(k))));
         }
     }
     out
