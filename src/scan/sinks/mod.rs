@@ -861,31 +861,15 @@ pub fn string_words(lang: Lang) -> Vec<&'static str> {
             add(root);
         }
     }
-    t.extra_words
-        .iter()
-        .filter(|w| w.contains('/'))
-        .for_each(|w| add(w));
-    let configs = t
-        .configs
-        .iter()
-        .chain(t.base.map_or(&[][..], |b| b.configs));
-    for c in configs {
-        // A value matters only where it makes the row report: a configuration that writes to
-        // stdout by default reports without it.
-        if c.arg.default != Dest::Stdout {
-            c.stdout_values.iter().for_each(|w| add(w));
-        }
-        if c.form == Form::Property {
-            add(c.name);
-        }
-    }
+    // Paths and option values (`'/dev/stdout'`, `stdio: 'inherit'`, `target: 'pino-pretty'`).
+    string_values(lang).into_iter().for_each(|(w, _)| add(w));
     out
 }
 
 /// The string words that are values (`stdio: 'inherit'`, `'/dev/stdout'`, `type: 'console'`),
-/// each with a key it is a value of (`stdio`, `type`), if any (one entry per key). In JavaScript the other string
-/// words are module and member names, which are strings only where a module or member is named
-/// (`require('pino')`, `console['log']`, a quoted key).
+/// each with a key it is a value of (`stdio`, `type`), if any (one entry per key). In
+/// JavaScript the other string words are module and member names, which are strings only where
+/// a module or member is named (`require('pino')`, `console['log']`, a quoted key).
 pub fn string_values(lang: Lang) -> Vec<(&'static str, Option<&'static str>)> {
     let Some(t) = table(lang) else {
         return Vec::new();
@@ -913,6 +897,8 @@ pub fn string_values(lang: Lang) -> Vec<(&'static str, Option<&'static str>)> {
         .chain(t.base.map_or(&[][..], |b| b.configs));
     for c in configs {
         let mut values: Vec<&'static str> = Vec::new();
+        // A value matters only where it makes the row report: a configuration that writes to
+        // stdout by default reports without it.
         if c.arg.default != Dest::Stdout {
             values.extend(c.stdout_values);
         }

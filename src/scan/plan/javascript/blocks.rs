@@ -648,6 +648,14 @@ fn is_member(src: &[u8], start: usize) -> bool {
 mod tests {
     use crate::scan::plan::{Plan, javascript_planned};
 
+    /// A bundle: `body` inside one function, then enough top-level statements to plan it.
+    fn bundle(body: &str) -> String {
+        format!(
+            "(function () {{\n{body}}})();\n{}",
+            "const pad = 1;\n".repeat(100)
+        )
+    }
+
     fn kept(src: &str) -> String {
         match javascript_planned(src.as_bytes(), 1600) {
             Plan::Ranges(r) => r.iter().map(|(r, _)| &src[r.clone()]).collect(),
@@ -691,15 +699,12 @@ mod tests {
     #[test]
     fn declarations_inside_functions_and_subscripts_write_no_outer_name() {
         let filler = "    total = total + item.size;\n".repeat(8);
-        let src = format!(
-            "(function () {{\n\
-             function loud() {{\n{filler}  console.log(args);\n}}\n\
+        let src = bundle(&format!(
+            "function loud() {{\n{filler}  console.log(args);\n}}\n\
              function local() {{\n{filler}  (function () {{ var args = [1]; }})();\n}}\n\
              function subscript(table) {{\n{filler}  table[args] = 1;\n}}\n\
-             if (ready) {{\n{filler}  var args = [2];\n}}\n\
-             }})();\n{}",
-            "const pad = 1;\n".repeat(100)
-        );
+             if (ready) {{\n{filler}  var args = [2];\n}}\n",
+        ));
         let kept = kept(&src);
         assert!(kept.contains("console.log(args)"), "{kept}");
         assert!(!kept.contains("function local"), "{kept}");
@@ -713,15 +718,12 @@ mod tests {
     #[test]
     fn names_resolve_in_the_scope_that_declares_them() {
         let filler = "    total = total + item.size;\n".repeat(8);
-        let src = format!(
-            "(function () {{\n\
-             function loud(root, {{ a }}, ...rest) {{\n{filler}  console.log(root, glob, a, rest);\n}}\n\
+        let src = bundle(&format!(
+            "function loud(root, {{ a }}, ...rest) {{\n{filler}  console.log(root, glob, a, rest);\n}}\n\
              function other() {{\n{filler}  var root = makeTree();\n  return root;\n}}\n\
              function setter() {{\n{filler}  root = makeRoot();\n  rest = makeRest();\n}}\n\
-             function outer() {{\n{filler}  glob = makeGlob();\n  a = makeA();\n}}\n\
-             }})();\n{}",
-            "const pad = 1;\n".repeat(100)
-        );
+             function outer() {{\n{filler}  glob = makeGlob();\n  a = makeA();\n}}\n",
+        ));
         let kept = kept(&src);
         assert!(kept.contains("console.log(root"), "{kept}");
         assert!(
@@ -742,13 +744,10 @@ mod tests {
     #[test]
     fn a_parameter_default_is_the_value_of_the_parameter_in_its_body() {
         let filler = "    total = total + item.size;\n".repeat(8);
-        let src = format!(
-            "(function () {{\n\
-             function make(out = process.stdout, copy = out) {{\n{filler}  holder.sink = copy;\n}}\n\
-             function send(x) {{\n{filler}  holder.sink.write(x);\n}}\n\
-             }})();\n{}",
-            "const pad = 1;\n".repeat(100)
-        );
+        let src = bundle(&format!(
+            "function make(out = process.stdout, copy = out) {{\n{filler}  holder.sink = copy;\n}}\n\
+             function send(x) {{\n{filler}  holder.sink.write(x);\n}}\n",
+        ));
         let kept = kept(&src);
         assert!(kept.contains("holder.sink = copy"), "{kept}");
         assert!(kept.contains("holder.sink.write(x)"), "{kept}");
@@ -776,15 +775,12 @@ mod tests {
     #[test]
     fn only_values_that_hold_stdout_carry_it() {
         let filler = "    total = total + item.size;\n".repeat(8);
-        let src = format!(
-            "(function () {{\n\
-             function warn(format, args) {{\n{filler}  args = args.concat([format]);\n  console.info.apply(console, args);\n}}\n\
+        let src = bundle(&format!(
+            "function warn(format, args) {{\n{filler}  args = args.concat([format]);\n  console.info.apply(console, args);\n}}\n\
              function user(args) {{\n{filler}  var parts = args.slice(1);\n  warn('x', parts);\n}}\n\
              function getOut() {{\n{filler}  return process.stdout;\n}}\n\
-             function writer() {{\n{filler}  var o = getOut();\n  o.write('y');\n}}\n\
-             }})();\n{}",
-            "const pad = 1;\n".repeat(100)
-        );
+             function writer() {{\n{filler}  var o = getOut();\n  o.write('y');\n}}\n",
+        ));
         let kept = kept(&src);
         assert!(kept.contains("console.info.apply"), "{kept}");
         assert!(
@@ -798,9 +794,8 @@ mod tests {
     #[test]
     fn calls_locals_and_block_names_carry_nothing_outside() {
         let filler = "    total = total + item.size;\n".repeat(8);
-        let src = format!(
-            "(function () {{\n\
-             function mod(exports2, module2) {{\n{filler}  module2.exports = {{ out: process.stdout }};\n}}\n\
+        let src = bundle(&format!(
+            "function mod(exports2, module2) {{\n{filler}  module2.exports = {{ out: process.stdout }};\n}}\n\
              function reader(m) {{\n{filler}  var e = m.exports;\n}}\n\
              var init = wrap(function () {{\n{filler}  return process.stdout;\n}});\n\
              function caller() {{\n{filler}  var r = init();\n}}\n\
@@ -809,10 +804,8 @@ mod tests {
              function loop(list) {{\n{filler}  for (const key of list) {{ console.log(key); }}\n}}\n\
              function other() {{\n{filler}  use(key);\n}}\n\
              function global() {{\n{filler}  exports.out = process.stdout;\n}}\n\
-             function reads() {{\n{filler}  exports.out.write('z');\n}}\n\
-             }})();\n{}",
-            "const pad = 1;\n".repeat(100)
-        );
+             function reads() {{\n{filler}  exports.out.write('z');\n}}\n",
+        ));
         let kept = kept(&src);
         assert!(kept.contains("module2.exports = {"), "{kept}");
         assert!(
@@ -841,13 +834,10 @@ mod tests {
     #[test]
     fn cuts_keep_the_syntax_whole() {
         let filler = "    total = total + item.size;\n".repeat(8);
-        let src = format!(
-            "(function () {{\n\
-             function f(kind, x) {{\n{filler}  switch (kind) {{\n    case 1:\n      total = 1;\n{filler}      break;\n    case 2:\n      console.log(x);\n  }}\n\
-             if (x) quiet(); else console.log(x);\n{filler}}}\n\
-             }})();\n{}",
-            "const pad = 1;\n".repeat(100)
-        );
+        let src = bundle(&format!(
+            "function f(kind, x) {{\n{filler}  switch (kind) {{\n    case 1:\n      total = 1;\n{filler}      break;\n    case 2:\n      console.log(x);\n  }}\n\
+             if (x) quiet(); else console.log(x);\n{filler}}}\n",
+        ));
         let kept = kept(&src);
         assert!(kept.contains("case 1:"), "a switch is never cut: {kept}");
         assert!(
