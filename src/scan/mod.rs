@@ -679,21 +679,32 @@ fn first_error(root: tree_sitter::Node) -> Option<tree_sitter::Node> {
 
 /// Byte ranges with their start rows → tree-sitter ranges.
 fn ts_ranges(text: &[u8], ranges: &[(std::ops::Range<usize>, usize)]) -> Vec<tree_sitter::Range> {
+    // Where the line of the last position looked at starts: ranges are in order, so each byte
+    // is searched once (a minified line holds hundreds of ranges).
+    let (mut seen, mut line_start) = (0usize, 0usize);
     ranges
         .iter()
         .map(|(r, row)| {
+            if let Some(p) = memchr::memrchr(b'\n', &text[seen.min(r.start)..r.start]) {
+                line_start = seen + p + 1;
+            }
+            seen = r.end;
             let body = &text[r.clone()];
             let newlines = memchr::memchr_iter(b'\n', body).count();
+            let start_col = r.start - line_start;
             let end_col = match memchr::memrchr(b'\n', body) {
-                Some(p) => body.len() - p - 1,
-                None => body.len(),
+                Some(p) => {
+                    line_start = r.start + p + 1;
+                    body.len() - p - 1
+                }
+                None => start_col + body.len(),
             };
             tree_sitter::Range {
                 start_byte: r.start,
                 end_byte: r.end,
                 start_point: tree_sitter::Point {
                     row: *row,
-                    column: 0,
+                    column: start_col,
                 },
                 end_point: tree_sitter::Point {
                     row: row + newlines,

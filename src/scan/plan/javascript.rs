@@ -5,8 +5,8 @@
 mod blocks;
 
 use super::{
-    Plan, SHORT_STATEMENT, Stmt, Vocab, follow_aliases, is_ident, is_ident_start, owner_before,
-    push_range, word_at,
+    Plan, SHORT_STATEMENT, Stmt, Vocab, WordSet, bind_bound, follow_aliases, is_ident,
+    is_ident_start, owner_before, push_range, word_at,
 };
 use crate::scan::lang::Lang;
 use crate::scan::sinks::javascript::{GLOBAL_OBJECTS, GLOBALS};
@@ -142,9 +142,23 @@ pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
         _ if src.len() <= region_min_bytes => return Plan::Whole,
         _ => {}
     }
-    let stmts = Lexer::new(src).statements();
+    let mut stmts = minified_split(src, Lexer::new(src).statements(), region_min_bytes);
+    // Where the skip lexer saw candidates the statement lexer did not (see below).
+    let mut forced = Vec::new();
     if !stmts.iter().any(|s| s.hit) {
-        return Plan::Whole; // the statement lexer disagrees with the skip lexer: be safe
+        // The lexers disagree (the skip lexer reads a template holding a `/` as code, and
+        // what it then took for code may be text): the statements holding what the skip
+        // lexer saw are kept, and the parser decides. Where the statement lexer misread the
+        // file, the partial tree has a syntax error and the file is parsed whole.
+        if skim(src, Some(&mut forced)) != Plan::Skip {
+            return Plan::Whole;
+        }
+        for s in &mut stmts {
+            force_hits(s, &forced);
+        }
+        if !stmts.iter().any(|s| s.hit) {
+            return Plan::Whole;
+        }
     }
     if stmts.iter().any(|s| s.malformed) {
         // An unclosed string, comment or template, or unbalanced brackets: where the file goes
@@ -152,7 +166,13 @@ pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
         return Plan::Whole;
     }
     let mut keep: Vec<bool> = stmts.iter().map(|s| s.hit).collect();
-    let names = follow_aliases(src, &stmts, &mut keep, |_| true);
+    let names = follow_aliases(src, &stmts, &mut keep, |s, names| {
+        if s.minified {
+            carried_writes(src, s, names);
+        } else {
+            bind_bound(src, s, names);
+        }
+    });
     let mut ranges: Vec<(Range<usize>, usize)> = Vec::new();
     let mut all = true;
     for (i, s) in stmts.iter().enumerate() {
@@ -163,7 +183,14 @@ pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
         // Large kept statements (bundles wrapped in one function, big functions) are parsed
         // with only the statements of their function bodies that can matter.
         let parts = if keep[i] {
-            block_parts(src, s.start..s.end, s.row, &names, region_min_bytes / 16)
+            block_parts(
+                src,
+                s.start..s.end,
+                s.row,
+                &names,
+                region_min_bytes / 16,
+                &forced,
+            )
         } else {
             None
         };
@@ -179,6 +206,117 @@ pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
     } else {
         Plan::Ranges(ranges)
     }
+}
+
+/// A top-level statement of minified code: more bytes than this per line end (template text
+/// keeps some line ends in minified code).
+const MINIFIED_LINE: usize = 1024;
+
+/// Splits the large top-level statements of minified code (one line holding a whole module:
+/// `var a=require("x");function f(){...};f()`) at their `;`s and at a `}` a statement keyword
+/// follows, as a function body is split: statements start only at line starts at the top level
+/// (semicolons are optional there), which leaves a minified file one statement. A split the
+/// parser disagrees with shows as a syntax error in the partial tree, and the file is then
+/// parsed whole.
+fn minified_split(src: &[u8], stmts: Vec<Stmt>, min_bytes: usize) -> Vec<Stmt> {
+    let minified = |s: &Stmt| {
+        let len = s.end - s.start;
+        len > min_bytes.max(4 * MINIFIED_LINE)
+            && memchr::memchr_iter(b'\n', &src[s.start..s.end]).count() < len / MINIFIED_LINE
+    };
+    if !stmts.iter().any(minified) {
+        return stmts;
+    }
+    let mut out = Vec::with_capacity(stmts.len());
+    for s in stmts {
+        if !minified(&s) {
+            out.push(s);
+            continue;
+        }
+        let parts = Lexer::span(src, s.start..s.end, s.row, true).statements();
+        if parts.len() < 2 || parts.iter().any(|p| p.malformed) {
+            out.push(s);
+            continue;
+        }
+        for mut p in parts {
+            let first = p.start
+                + (src[p.start..p.end].len() - src[p.start..p.end].trim_ascii_start().len());
+            if word_at(src, first) == b"import" {
+                // Imports bind every name they mention (as `Lexer::finish` reads them).
+                p.import = true;
+                p.bound = p
+                    .idents
+                    .iter()
+                    .filter(|r| {
+                        !matches!(&src[(*r).clone()], b"import" | b"from" | b"as" | b"type")
+                    })
+                    .cloned()
+                    .collect();
+            } else {
+                p.minified = true;
+            }
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The names a kept part of minified code binds for the alias pass: those it writes with a
+/// value that holds a candidate or a name bound so far (`var i=n(()=>console)`), a function's
+/// name when what it returns does, and a class's. Every word before a part's first `=` (the
+/// rule for other statements) would bind `for`, `if` and the short names minified code reuses
+/// everywhere, and keep the whole file.
+fn carried_writes<'s>(src: &'s [u8], s: &Stmt, names: &mut WordSet<'s>) {
+    let holds = |v: &Range<usize>| {
+        let lo = s.hits.partition_point(|&p| p < v.start);
+        if s.hits.get(lo).is_some_and(|&p| p < v.end) {
+            return true;
+        }
+        let lo = s.idents.partition_point(|r| r.start < v.start);
+        s.idents[lo..]
+            .iter()
+            .take_while(|r| r.start < v.end)
+            .any(|r| names.contains(&src[r.clone()]))
+    };
+    let mut bound = Vec::new();
+    for (k, w) in s.writes.iter().enumerate() {
+        let v = s.values.get(k).cloned().unwrap_or(WHOLE);
+        let returned = |v: &Range<usize>| {
+            s.returns
+                .iter()
+                .filter(|r| v.start <= r.start && r.end <= v.end)
+                .any(holds)
+        };
+        let carried = match v {
+            WHOLE => true,
+            RETURNED => s.returns.iter().any(holds),
+            // A function carries what it returns.
+            _ if blocks::function_value(&src[v.clone()]) => returned(&v),
+            _ => holds(&v),
+        };
+        if carried {
+            bound.push(&src[w.clone()]);
+        }
+    }
+    names.extend(bound);
+}
+
+/// Makes statement `s` a candidate when a position of `forced` (sorted: candidates only the
+/// skip lexer saw) falls in it and the statement lexer saw none there. Such a statement is
+/// parsed, and the parser decides; it binds, writes and mentions nothing for the alias passes:
+/// the statement lexer read the candidate as text, and only if both lexers erred together
+/// would an alias of it be lost.
+fn force_hits(s: &mut Stmt, forced: &[usize]) {
+    let lo = forced.partition_point(|&h| h < s.start);
+    if s.hit || forced.get(lo).is_none_or(|&h| h >= s.end) {
+        return;
+    }
+    s.hit = true;
+    s.bound.clear();
+    s.writes.clear();
+    s.values.clear();
+    s.idents.clear();
+    s.returns.clear();
 }
 
 /// A value being read (see [`Stmt::values`]).
@@ -222,6 +360,20 @@ impl<'s> Rows<'s> {
 /// Plans a JavaScript/TypeScript file as a whole: skip it when no candidate word occurs outside
 /// strings and comments (a template's text is a string, its `${}` parts are code).
 pub fn javascript(src: &[u8]) -> Plan {
+    skim(src, None)
+}
+
+/// The skip lexer of [`javascript`]. With `hits`, it reads on past candidates and records
+/// where each one starts; it still answers `Plan::Whole` where it cannot read the file (an
+/// unclosed comment or template), and `Plan::Skip` otherwise.
+fn skim(src: &[u8], mut hits: Option<&mut Vec<usize>>) -> Plan {
+    let mut hit_at = |at: usize| match hits.as_deref_mut() {
+        Some(h) => {
+            h.push(at);
+            false
+        }
+        None => true,
+    };
     let mut i = 0usize;
     // The last byte of code before `i` that is no blank (comments are not code).
     let mut prev = b';';
@@ -250,7 +402,7 @@ pub fn javascript(src: &[u8]) -> Plan {
                         } else {
                             VOCAB.string_hit(&src[i + 1..end])
                         };
-                        if hit {
+                        if hit && hit_at(i) {
                             return Plan::Whole;
                         }
                         if substitution {
@@ -301,7 +453,7 @@ pub fn javascript(src: &[u8]) -> Plan {
             }
             b'"' | b'\'' => {
                 let (end, _) = quoted(src, i);
-                if VOCAB.string_hit_at(src, i, end) && !compared(src, i, end) {
+                if VOCAB.string_hit_at(src, i, end) && !compared(src, i, end) && hit_at(i) {
                     return Plan::Whole;
                 }
                 i = end + 1;
@@ -312,7 +464,7 @@ pub fn javascript(src: &[u8]) -> Plan {
                 while i < src.len() && (is_ident(src[i]) || src[i] == b'$') {
                     i += 1;
                 }
-                if word_hit(src, start, i, prev == b'.') {
+                if word_hit(src, start, i, prev == b'.') && hit_at(start) {
                     return Plan::Whole;
                 }
                 prev = b'w';
@@ -1141,6 +1293,65 @@ mod tests {
         for (src, skipped) in cases {
             assert_eq!(javascript(src.as_bytes()) == Plan::Skip, skipped, "{src}");
         }
+    }
+
+    /// The text of the ranges a plan keeps, or the plan.
+    fn kept_text(src: &str) -> Vec<String> {
+        match javascript_planned(src.as_bytes(), 0) {
+            Plan::Ranges(r) => r.iter().map(|(r, _)| src[r.clone()].to_string()).collect(),
+            other => vec![format!("{other:?}")],
+        }
+    }
+
+    #[test]
+    fn minified_lines_are_planned_part_by_part() {
+        // One line holding a module: its parts (at `;`) are planned like statements, and a
+        // part binds only the names it writes with a candidate value.
+        let filler: String = (0..40)
+            .map(|n| {
+                let body = format!("b+=a[0]*{n};").repeat(60);
+                format!("function f{n}(a,b){{for(let i=0;i<a.length;i++){{{body}}}return b}};")
+            })
+            .collect();
+        let pad = "q+=1;".repeat(120);
+        let src = format!(
+            "var z=1;{filler}if(z)h=console;{filler}function g(){{let q=0;{pad}return h}};\
+             function k(){{let q=z;{pad}return q}};h.log(g());{filler}\n"
+        );
+        let kept = kept_text(&src).concat();
+        assert!(kept.contains("if(z)h=console;"), "{kept}");
+        assert!(kept.contains("h.log(g());"), "{kept}");
+        // `g` returns `h`, which holds the console: an alias.
+        assert!(kept.contains("function g()"), "{kept}");
+        // `z` is only read by the part that writes `h`: `k`, which mentions it, is no alias.
+        assert!(!kept.contains("function k()"), "{kept}");
+        assert!(kept.len() < src.len() / 4, "{}", kept.len());
+        // The same code on lines of its own is planned as before; short lines are kept.
+        let lines = src.replace(';', ";\n");
+        assert!(matches!(
+            javascript_planned(lines.as_bytes(), 0),
+            Plan::Ranges(_)
+        ));
+    }
+
+    #[test]
+    fn a_candidate_only_the_skip_lexer_sees_keeps_its_statement_not_the_file() {
+        // After a template holding a `/`, the skip lexer reads templates as code and sees
+        // `console` in `console-tab`; the statement lexer reads it as text. The statement is
+        // kept for the parser to decide, the rest of the file is not parsed.
+        let filler = (0..30)
+            .map(|n| {
+                let body = format!("  b = b * a + {n};\n").repeat(40);
+                format!("function f{n}(a, b) {{\n{body}  return b;\n}}\n")
+            })
+            .collect::<String>();
+        let src = format!(
+            "const u = `a/b`;\n{filler}const tab = h(`div`, {{ className: `console-tab` }});\n{filler}"
+        );
+        assert_eq!(javascript(src.as_bytes()), Plan::Whole);
+        let kept = kept_text(&src).concat();
+        assert!(kept.contains("console-tab"), "{kept}");
+        assert!(kept.len() < src.len() / 4, "{kept}");
     }
 
     #[test]

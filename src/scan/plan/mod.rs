@@ -241,6 +241,9 @@ struct Stmt {
     returns: Vec<Range<usize>>,
     /// JavaScript: where the candidates that make `hit` are.
     hits: Vec<usize>,
+    /// JavaScript: a part of a minified line (see `javascript::minified_split`); the alias
+    /// pass follows the names it writes with a candidate value, not its `bound` words.
+    minified: bool,
     /// An `=` at bracket depth 0: an assignment.
     assign: bool,
     /// Attributes assigned as `self.<name> = ...` anywhere inside.
@@ -269,7 +272,7 @@ fn follow_aliases<'s>(
     src: &'s [u8],
     stmts: &[Stmt],
     keep: &mut [bool],
-    binds: impl Fn(&Stmt) -> bool,
+    mut bind: impl FnMut(&Stmt, &mut WordSet<'s>),
 ) -> WordSet<'s> {
     let mut names: WordSet = WordSet::default();
     for _ in 0..3 {
@@ -278,8 +281,8 @@ fn follow_aliases<'s>(
             if !keep[i] && s.idents.iter().any(|r| names.contains(&src[r.clone()])) {
                 keep[i] = true;
             }
-            if keep[i] && binds(s) {
-                names.extend(s.bound.iter().map(|r| &src[r.clone()]));
+            if keep[i] {
+                bind(s, &mut names);
             }
         }
         if names.len() == before {
@@ -287,6 +290,11 @@ fn follow_aliases<'s>(
         }
     }
     names
+}
+
+/// The names statement `s` binds (see [`Stmt::bound`]) join `names`.
+fn bind_bound<'s>(src: &'s [u8], s: &Stmt, names: &mut WordSet<'s>) {
+    names.extend(s.bound.iter().map(|r| &src[r.clone()]));
 }
 
 /// Appends a range, merging it with the previous one when they touch.

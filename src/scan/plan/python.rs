@@ -3,8 +3,8 @@
 //! by member.
 
 use super::{
-    Plan, SHORT_STATEMENT, Stmt, Vocab, WordSet, follow_aliases, is_ident, is_ident_start,
-    owner_before, push_range, word_at,
+    Plan, SHORT_STATEMENT, Stmt, Vocab, WordSet, bind_bound, follow_aliases, is_ident,
+    is_ident_start, owner_before, push_range, word_at,
 };
 use crate::scan::lang::Lang;
 use std::ops::Range;
@@ -47,7 +47,11 @@ pub fn python(src: &[u8], region_min_bytes: usize) -> Plan {
     }
     // Names bound from a candidate become candidates themselves (aliases, imports).
     let mut keep: Vec<bool> = stmts.iter().map(|s| s.hit).collect();
-    let extra = follow_aliases(src, &stmts, &mut keep, |s| !s.block || s.func);
+    let extra = follow_aliases(src, &stmts, &mut keep, |s, names| {
+        if !s.block || s.func {
+            bind_bound(src, s, names);
+        }
+    });
     let mut ranges: Vec<(Range<usize>, usize)> = Vec::new();
     let mut all = true;
     for (i, s) in stmts.iter().enumerate() {

@@ -39,7 +39,7 @@
 //! only be kept when the whole would), so large statements that never matter are not lexed
 //! again.
 
-use super::{Lexer, RESERVED, RETURNED, Rows, WHOLE, is_ident};
+use super::{Lexer, RESERVED, RETURNED, Rows, WHOLE, force_hits, is_ident};
 use crate::scan::lang::FastHasher;
 use crate::scan::plan::{SHORT_STATEMENT, Stmt, WordSet, push_range};
 use std::collections::{HashMap, HashSet};
@@ -116,12 +116,14 @@ pub(super) fn block_parts(
     row: usize,
     names: &WordSet,
     min_bytes: usize,
+    forced: &[usize],
 ) -> Option<Vec<(Range<usize>, usize)>> {
     if span.len() < min_bytes {
         return None;
     }
     let mut tree = Tree {
         src,
+        forced,
         min_bytes,
         nodes: vec![Node {
             span,
@@ -158,6 +160,9 @@ pub(super) fn block_parts(
 
 struct Tree<'s> {
     src: &'s [u8],
+    /// Candidates only the skip lexer saw (sorted positions): the statements holding them
+    /// are candidates (see `javascript_planned`).
+    forced: &'s [usize],
     min_bytes: usize,
     nodes: Vec<Node<'s>>,
     /// Every name the kept statements mention.
@@ -368,7 +373,10 @@ impl<'s> Tree<'s> {
             let next_id = u32::try_from(self.scopes.len())
                 .unwrap_or(MEMBER - 1)
                 .min(MEMBER - 1);
-            let stmts = Lexer::span(src, body.clone(), rows.at(body.start), true).statements();
+            let mut stmts = Lexer::span(src, body.clone(), rows.at(body.start), true).statements();
+            for s in &mut stmts {
+                force_hits(s, self.forced);
+            }
             if stmts.iter().any(|m| m.malformed) {
                 return false;
             }
@@ -408,6 +416,11 @@ impl<'s> Tree<'s> {
             header.hit |= s.hits.iter().any(|&p| !inside(p));
             self.add_names(&mut header, scope_at, s, |p| !inside(p));
         }
+        let lo = self.forced.partition_point(|&p| p < span.start);
+        header.hit |= self.forced[lo..]
+            .iter()
+            .take_while(|&&p| p < span.end)
+            .any(|&p| !inside(p));
         let mut children = Vec::with_capacity(members.len());
         for (m, id) in members {
             children.push(self.nodes.len());
@@ -628,7 +641,7 @@ fn parameters(src: &[u8], open: usize) -> (Range<usize>, Vec<Range<usize>>) {
 
 /// Whether a value (what follows an `=`) may be a function: `function`, `async`, `x =>`, or
 /// anything in parentheses first (`(a, b) => ...`, but also `(0, f)(x)`: keeping more is safe).
-fn function_value(value: &[u8]) -> bool {
+pub(super) fn function_value(value: &[u8]) -> bool {
     let v = value.trim_ascii_start();
     let v = v.strip_prefix(b"=").unwrap_or(v).trim_ascii_start();
     if v.starts_with(b"(") || v.starts_with(b"function") || v.starts_with(b"async") {
