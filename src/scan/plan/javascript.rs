@@ -242,16 +242,8 @@ fn minified_split(src: &[u8], stmts: Vec<Stmt>, min_bytes: usize) -> Vec<Stmt> {
             let first = p.start
                 + (src[p.start..p.end].len() - src[p.start..p.end].trim_ascii_start().len());
             if word_at(src, first) == b"import" {
-                // Imports bind every name they mention (as `Lexer::finish` reads them).
                 p.import = true;
-                p.bound = p
-                    .idents
-                    .iter()
-                    .filter(|r| {
-                        !matches!(&src[(*r).clone()], b"import" | b"from" | b"as" | b"type")
-                    })
-                    .cloned()
-                    .collect();
+                p.bound = import_bound(src, &p);
             } else {
                 p.minified = true;
             }
@@ -259,6 +251,15 @@ fn minified_split(src: &[u8], stmts: Vec<Stmt>, min_bytes: usize) -> Vec<Stmt> {
         }
     }
     out
+}
+
+/// The names an import binds: every name it mentions but `import`, `from`, `as`, `type`.
+fn import_bound(src: &[u8], s: &Stmt) -> Vec<Range<usize>> {
+    s.idents
+        .iter()
+        .filter(|r| !matches!(&src[(*r).clone()], b"import" | b"from" | b"as" | b"type"))
+        .cloned()
+        .collect()
 }
 
 /// The names a kept part of minified code binds for the alias pass: those it writes with a
@@ -686,15 +687,7 @@ impl<'s> Lexer<'s> {
         let src = self.src;
         for s in &mut self.stmts {
             if s.import {
-                // Imports bind every name they mention (but `import`, `from`, `as`, `type`).
-                s.bound = s
-                    .idents
-                    .iter()
-                    .filter(|r| {
-                        !matches!(&src[(*r).clone()], b"import" | b"from" | b"as" | b"type")
-                    })
-                    .cloned()
-                    .collect();
+                s.bound = import_bound(src, s);
             } else if !s.assign {
                 // Only declarations and assignments bind names the alias pass should follow.
                 s.bound.clear();
