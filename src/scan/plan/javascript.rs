@@ -269,15 +269,10 @@ fn import_bound(src: &[u8], s: &Stmt) -> Vec<Range<usize>> {
 /// everywhere, and keep the whole file.
 fn carried_writes<'s>(src: &'s [u8], s: &Stmt, names: &mut WordSet<'s>) {
     let holds = |v: &Range<usize>| {
-        let lo = s.hits.partition_point(|&p| p < v.start);
-        if s.hits.get(lo).is_some_and(|&p| p < v.end) {
-            return true;
-        }
-        let lo = s.idents.partition_point(|r| r.start < v.start);
-        s.idents[lo..]
-            .iter()
-            .take_while(|r| r.start < v.end)
-            .any(|r| names.contains(&src[r.clone()]))
+        !within(&s.hits, v, |&p| p).is_empty()
+            || within(&s.idents, v, |r| r.start)
+                .iter()
+                .any(|r| names.contains(&src[r.clone()]))
     };
     let mut bound = Vec::new();
     for (k, w) in s.writes.iter().enumerate() {
@@ -302,14 +297,24 @@ fn carried_writes<'s>(src: &'s [u8], s: &Stmt, names: &mut WordSet<'s>) {
     names.extend(bound);
 }
 
+/// The items of `sorted` (in order of their positions, `at`) that stand in `r`.
+pub(super) fn within<'a, T>(
+    sorted: &'a [T],
+    r: &Range<usize>,
+    at: impl Fn(&T) -> usize,
+) -> &'a [T] {
+    let lo = sorted.partition_point(|x| at(x) < r.start);
+    let hi = sorted.partition_point(|x| at(x) < r.end);
+    &sorted[lo..hi.max(lo)]
+}
+
 /// Makes statement `s` a candidate when a position of `forced` (sorted: candidates only the
 /// skip lexer saw) falls in it and the statement lexer saw none there. Such a statement is
 /// parsed, and the parser decides; it binds, writes and mentions nothing for the alias passes:
 /// the statement lexer read the candidate as text, and only if both lexers erred together
 /// would an alias of it be lost.
 fn force_hits(s: &mut Stmt, forced: &[usize]) {
-    let lo = forced.partition_point(|&h| h < s.start);
-    if s.hit || forced.get(lo).is_none_or(|&h| h >= s.end) {
+    if s.hit || within(forced, &(s.start..s.end), |&p| p).is_empty() {
         return;
     }
     s.hit = true;

@@ -39,7 +39,7 @@
 //! only be kept when the whole would), so large statements that never matter are not lexed
 //! again.
 
-use super::{Lexer, RESERVED, RETURNED, Rows, WHOLE, force_hits, is_ident};
+use super::{Lexer, RESERVED, RETURNED, Rows, WHOLE, force_hits, is_ident, within};
 use crate::scan::lang::FastHasher;
 use crate::scan::plan::{SHORT_STATEMENT, Stmt, WordSet, push_range};
 use std::collections::{HashMap, HashSet};
@@ -293,14 +293,11 @@ impl<'s> Tree<'s> {
                     };
                     for v in spans {
                         let lo = s.idents.partition_point(|r| r.start < v.start);
-                        let hi = s.idents.partition_point(|r| r.start < v.end);
-                        let ids = s.idents[lo..hi].iter().zip(&keys[lo..hi]);
+                        let ids = within(&s.idents, v, |r| r.start).iter().zip(&keys[lo..]);
                         source
                             .mentions
                             .extend(ids.filter(|(r, _)| mine(r.start)).filter_map(|(_, k)| *k));
-                        let lo = s.hits.partition_point(|&p| p < v.start);
-                        let hi = s.hits.partition_point(|&p| p < v.end);
-                        source.hit |= s.hits[lo..hi].iter().any(|&p| mine(p));
+                        source.hit |= within(&s.hits, v, |&p| p).iter().any(|&p| mine(p));
                     }
                     node.sources.push(source);
                     by_value.insert((value.start, value.end), node.sources.len() - 1);
@@ -416,10 +413,8 @@ impl<'s> Tree<'s> {
             header.hit |= s.hits.iter().any(|&p| !inside(p));
             self.add_names(&mut header, scope_at, s, |p| !inside(p));
         }
-        let lo = self.forced.partition_point(|&p| p < span.start);
-        header.hit |= self.forced[lo..]
+        header.hit |= within(self.forced, &span, |&p| p)
             .iter()
-            .take_while(|&&p| p < span.end)
             .any(|&p| !inside(p));
         let mut children = Vec::with_capacity(members.len());
         for (m, id) in members {
