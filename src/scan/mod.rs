@@ -522,12 +522,7 @@ fn scan_bytes(file: &Candidate, bytes: Vec<u8>, opts: &ScanOptions) -> FileOutco
 /// The prefilter and the plan: `None` when the file holds no candidate; else its text (lossy
 /// for non-UTF-8 files) and what to parse of it.
 fn planned(lang: Lang, bytes: Vec<u8>, opts: &ScanOptions) -> Option<(String, Plan)> {
-    if opts.prefilter
-        && !lang
-            .prefilter()
-            .iter()
-            .any(|t| memchr::memmem::find(&bytes, t.as_bytes()).is_some())
-    {
+    if opts.prefilter && !lang.prefilter_matches(&bytes) {
         return None;
     }
     let plan_of = |text: &[u8]| {

@@ -15,6 +15,7 @@ pub mod python;
 pub mod rust;
 
 use crate::catalog::Rule;
+use aho_corasick::{AhoCorasick, MatchKind};
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -128,6 +129,32 @@ impl Lang {
             .iter()
             .find(|(l, _)| *l == self)
             .map_or(&[], |(_, words)| words.as_slice())
+    }
+
+    /// Does `bytes` hold one of the [`Lang::prefilter`] words? One pass over the file for all
+    /// of them (a search per word read a file that holds none up to twenty times).
+    pub fn prefilter_matches(self, bytes: &[u8]) -> bool {
+        self.prefilter_searcher().is_match(bytes)
+    }
+
+    /// The searcher of the [`Lang::prefilter`] words (leftmost-first: the SIMD searcher for
+    /// few short literals applies).
+    pub fn prefilter_searcher(self) -> &'static AhoCorasick {
+        static SEARCHERS: LazyLock<Vec<AhoCorasick>> = LazyLock::new(|| {
+            ALL.iter()
+                .map(|&l| {
+                    AhoCorasick::builder()
+                        .match_kind(MatchKind::LeftmostFirst)
+                        .build(l.prefilter())
+                        .expect("prefilter words are a few short literals")
+                })
+                .collect()
+        });
+        let i = ALL
+            .iter()
+            .position(|&l| l == self)
+            .expect("ALL lists every language");
+        &SEARCHERS[i]
     }
 
     /// The line-comment prefixes suppression markers may follow.

@@ -22,6 +22,7 @@ pub use python::python;
 
 use crate::scan::lang::{FastHasher, Lang};
 use crate::scan::sinks::{self, FdWord};
+use aho_corasick::{AhoCorasick, MatchKind};
 use std::collections::HashSet;
 use std::ops::Range;
 
@@ -55,6 +56,8 @@ pub enum Plan {
 pub struct Vocab {
     /// Candidate identifiers.
     words: WordSet<'static>,
+    /// Finds any of `words` in a text (Python's formatted strings).
+    words_searcher: AhoCorasick,
     /// A cheap first look before hashing: per first byte, the lengths of the words starting
     /// with it (bit `n` for length `n`; words of 64 bytes or more set bit 63 and are hashed).
     lengths: [u64; 256],
@@ -66,8 +69,12 @@ pub struct Vocab {
     next: Vec<(&'static [u8], Vec<&'static [u8]>)>,
     /// Descriptor writes spelled without a candidate word (`os.write`, `writeSync(1, ...)`).
     fd: Vec<(&'static [u8], FdWord)>,
+    /// [`Vocab::lengths`] for the words of `fd` (the lexers ask for every identifier).
+    fd_lengths: [u64; 256],
     /// Words that make a short string a candidate (module names, option values, paths).
     strings: Vec<&'static [u8]>,
+    /// Their searchers, built once (a string is checked at every quote).
+    string_finders: Vec<memchr::memmem::Finder<'static>>,
     /// A string counts only when it is one of `strings` (after `node:`, before a `/subpath`):
     /// JavaScript, where module specifiers, option values and paths are whole strings and a
     /// substring (`'./util'`) is some other thing. There `strings` count where a module or
@@ -94,10 +101,15 @@ impl Vocab {
             .filter(|w| !modules.contains(w))
             .map(str::as_bytes)
             .collect();
-        let mut lengths = [0u64; 256];
-        for w in &words {
-            lengths[usize::from(w[0])] |= length_bit(w.len());
-        }
+        let lengths = first_byte_lengths(words.iter().copied());
+        let words_searcher = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostFirst)
+            .build(words.iter())
+            .expect("candidate words are short literals");
+        let strings: Vec<&'static [u8]> = sinks::string_words(lang)
+            .into_iter()
+            .map(str::as_bytes)
+            .collect();
         let mut owners: Vec<&'static [u8]> =
             sinks::owners(lang).into_iter().map(str::as_bytes).collect();
         owners.extend(extra_owners.iter().map(|o| o.as_bytes()));
@@ -110,19 +122,23 @@ impl Vocab {
         } else {
             Vec::new()
         };
+        let fd: Vec<(&'static [u8], FdWord)> = sinks::fd_words(lang)
+            .into_iter()
+            .map(|(w, k)| (w.as_bytes(), k))
+            .collect();
         Vocab {
             words,
+            words_searcher,
             lengths,
             owners,
             next,
-            fd: sinks::fd_words(lang)
-                .into_iter()
-                .map(|(w, k)| (w.as_bytes(), k))
+            fd_lengths: first_byte_lengths(fd.iter().map(|(w, _)| *w)),
+            fd,
+            string_finders: strings
+                .iter()
+                .map(|w| memchr::memmem::Finder::new(*w))
                 .collect(),
-            strings: sinks::string_words(lang)
-                .into_iter()
-                .map(str::as_bytes)
-                .collect(),
+            strings,
             exact: globals.is_some(),
             values: values
                 .iter()
@@ -133,9 +149,7 @@ impl Vocab {
 
     /// Is this identifier a candidate word?
     fn is_word(&self, w: &[u8]) -> bool {
-        !w.is_empty()
-            && self.lengths[usize::from(w[0])] & length_bit(w.len()) != 0
-            && self.words.contains(w)
+        may_be(&self.lengths, w) && self.words.contains(w)
     }
 
     /// Does the short string between the quotes at `open` and `close` make its statement a
@@ -170,9 +184,14 @@ impl Vocab {
                         .is_some_and(|rest| rest.is_empty() || rest[0] == b'/')
                 });
         }
-        self.strings
+        self.string_finders
             .iter()
-            .any(|w| memchr::memmem::find(content, w).is_some())
+            .any(|f| f.find(content).is_some())
+    }
+
+    /// Does `text` hold a candidate word anywhere (as a word or not)?
+    fn mentions_word(&self, text: &[u8]) -> bool {
+        self.words_searcher.is_match(text)
     }
 
     /// Is a candidate word after `owner.` still a candidate?
@@ -196,6 +215,9 @@ impl Vocab {
     /// import.
     fn fd_hit(&self, src: &[u8], start: usize, end: usize, import: bool) -> bool {
         let w = &src[start..end];
+        if !may_be(&self.fd_lengths, w) {
+            return false;
+        }
         self.fd.iter().any(|(word, kind)| {
             *word == w
                 && match kind {
@@ -363,6 +385,20 @@ fn key_near(src: &[u8], open: usize, key: &[u8]) -> bool {
 /// The bit of a word length in [`Vocab::lengths`].
 fn length_bit(len: usize) -> u64 {
     1 << len.min(63)
+}
+
+/// Per first byte, the lengths of `words` (see [`Vocab::lengths`]).
+fn first_byte_lengths<'w>(words: impl Iterator<Item = &'w [u8]>) -> [u64; 256] {
+    let mut lengths = [0u64; 256];
+    for w in words.filter(|w| !w.is_empty()) {
+        lengths[usize::from(w[0])] |= length_bit(w.len());
+    }
+    lengths
+}
+
+/// May `w` be one of the words `lengths` was made of? (False: it is not.)
+fn may_be(lengths: &[u64; 256], w: &[u8]) -> bool {
+    !w.is_empty() && lengths[usize::from(w[0])] & length_bit(w.len()) != 0
 }
 
 /// Bytes of identifiers: ASCII letters, digits, `_`, and every non-ASCII byte (a lexer reading

@@ -18,12 +18,52 @@ const BLOCK_KEYWORDS: &[&[u8]] = &[
 ];
 const CONTINUATION_KEYWORDS: &[&[u8]] = &[b"else", b"elif", b"except", b"finally"];
 
+/// Bytes the lexer steps over without looking (blanks, operators, `.`, `,`, `:`): not a line
+/// end, comment, continuation, bracket, `*`, `=`, quote, word or number.
+static PLAIN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = !(c.is_ascii_alphanumeric()
+            || c >= 0x80
+            || matches!(
+                c,
+                b'_' | b'\n'
+                    | b'#'
+                    | b'\\'
+                    | b'('
+                    | b'['
+                    | b'{'
+                    | b')'
+                    | b']'
+                    | b'}'
+                    | b'*'
+                    | b'='
+                    | b'"'
+                    | b'\''
+            ));
+        b += 1;
+    }
+    t
+};
+
 /// A function this short may be a helper whose result is a candidate (`def out(): return
 /// sys.stdout`): its name is followed like an alias.
 const SHORT_FUNCTION: usize = 512;
 
 /// Plans a Python file.
 pub fn python(src: &[u8], region_min_bytes: usize) -> Plan {
+    // Most files that pass the prefilter have no candidate in code (`f.write`, `open` in a
+    // docstring): a skim settles them without lexing every word.
+    if !skim(src) {
+        return Plan::Skip;
+    }
+    lexed(src, region_min_bytes)
+}
+
+/// [`python`] without the skim: what the skim must agree with.
+fn lexed(src: &[u8], region_min_bytes: usize) -> Plan {
     // `import sys as system`: `system.stdout` is `sys.stdout` (shared with class bodies).
     let mut sys_aliases: Vec<&[u8]> = Vec::new();
     // A small file is parsed whole as soon as one candidate shows up.
@@ -292,7 +332,15 @@ impl<'s, 'a> Lexer<'s, 'a> {
                     self.i += 1;
                 }
             }
-            _ => self.i += 1,
+            // Blanks and operators: the run of them (the lexer's most frequent step).
+            _ => {
+                let from = self.i + 1;
+                self.i = from
+                    + src[from..]
+                        .iter()
+                        .position(|&b| !PLAIN[usize::from(b)])
+                        .unwrap_or(src.len() - from);
+            }
         }
         Step::Go
     }
@@ -301,12 +349,7 @@ impl<'s, 'a> Lexer<'s, 'a> {
     fn string(&mut self, quote: usize, formatted: bool) -> Step {
         let src = &self.src[..self.end];
         let (end, rows, hit, closed) = python_string(src, quote);
-        let hit = hit
-            || (formatted
-                && VOCAB
-                    .words
-                    .iter()
-                    .any(|word| memchr::memmem::find(&src[quote..end], word).is_some()));
+        let hit = hit || (formatted && VOCAB.mentions_word(&src[quote..end]));
         self.cur.malformed |= !closed;
         self.cur.hit |= hit;
         self.row += rows;
@@ -321,10 +364,14 @@ impl<'s, 'a> Lexer<'s, 'a> {
     fn word(&mut self) -> Step {
         let src: &'s [u8] = &self.src[..self.end];
         let start = self.i;
-        while self.i < src.len() && is_ident(src[self.i]) {
-            self.i += 1;
-        }
-        let w = &src[start..self.i];
+        let i = start
+            + 1
+            + src[start + 1..]
+                .iter()
+                .position(|&b| !is_ident(b))
+                .unwrap_or(src.len() - start - 1);
+        self.i = i;
+        let w = &src[start..i];
         // A string prefix: `f"..."`, `rb'...'`.
         if self.i < src.len()
             && matches!(src[self.i], b'"' | b'\'')
@@ -401,6 +448,163 @@ impl<'s, 'a> Lexer<'s, 'a> {
             self.cur.self_bound.push(a..e);
         }
     }
+}
+
+/// Could the lexer find a candidate or a malformation in `src`? A superset of what it finds
+/// (false: the plan is [`Plan::Skip`]), at a fraction of its cost: it steps only through
+/// strings, comments, brackets and line starts, and looks at a word only where the language's
+/// prefilter words occur in it. At a candidate word it asks what the lexer asks (the owner
+/// before it, a keyword argument's name, a descriptor write), with two answers widened: any
+/// statement whose line starts with `import`/`from` counts as an import, and when the file may
+/// rename `sys` (`import sys as s`), every owner counts.
+fn skim(src: &[u8]) -> bool {
+    // Matches in order, not overlapping: a match that hides part of a candidate word is made
+    // of word bytes, so it lies in that word, which the skim then reads whole (a word cannot
+    // end inside `/dev/`).
+    let mut next = Lang::Python
+        .prefilter_searcher()
+        .find_iter(src)
+        .map(|m| m.start())
+        .peekable();
+    let any_owner = may_rename_sys(src);
+    let mut open: Vec<u8> = Vec::new();
+    let mut import = line_imports(src, 0);
+    let mut i = 0;
+    while i < src.len() {
+        // Occurrences behind `i` were in a string or a comment, or in a word already seen.
+        while next.next_if(|&o| o < i).is_some() {}
+        let stop = next.peek().copied().unwrap_or(src.len());
+        i += src[i..stop]
+            .iter()
+            .position(|&b| SKIM_STOP[usize::from(b)])
+            .unwrap_or(stop - i);
+        if i == src.len() {
+            break;
+        }
+        if i == stop {
+            let mut start = i;
+            while start > 0 && is_ident(src[start - 1]) {
+                start -= 1;
+            }
+            let mut end = i;
+            while end < src.len() && is_ident(src[end]) {
+                end += 1;
+            }
+            if skim_counts(src, start, end, open.is_empty(), any_owner)
+                || VOCAB.fd_hit(src, start, end, import)
+            {
+                return true;
+            }
+            i = end.max(i + 1);
+            continue;
+        }
+        let b = src[i];
+        match b {
+            b'\n' => {
+                i += 1;
+                if open.is_empty() {
+                    import = line_imports(src, i);
+                }
+            }
+            b'#' => i = memchr::memchr(b'\n', &src[i..]).map_or(src.len(), |p| i + p),
+            b'\\' => {
+                // A continuation keeps the statement (and its `import`) going.
+                i += match (src.get(i + 1), src.get(i + 2)) {
+                    (Some(b'\n'), _) => 2,
+                    (Some(b'\r'), Some(b'\n')) => 3,
+                    _ => 1,
+                };
+            }
+            b'(' | b'[' | b'{' => {
+                open.push(b);
+                i += 1;
+            }
+            b')' | b']' | b'}' => {
+                let opener = match b {
+                    b')' => b'(',
+                    b']' => b'[',
+                    _ => b'{',
+                };
+                if open.pop() != Some(opener) {
+                    return true; // malformed: the lexer has the file parsed whole
+                }
+                i += 1;
+            }
+            _ => {
+                // A quote, after a prefix (`f"`, `rb'`) or not.
+                let mut p = i;
+                while p > 0 && is_ident(src[p - 1]) {
+                    p -= 1;
+                }
+                let prefix = &src[p..i];
+                let formatted = prefix.len() <= 2
+                    && prefix
+                        .iter()
+                        .all(|c| matches!(c.to_ascii_lowercase(), b'r' | b'b' | b'u' | b'f'))
+                    && prefix.iter().any(|c| c.eq_ignore_ascii_case(&b'f'));
+                let (end, _, hit, closed) = python_string(src, i);
+                if hit || !closed {
+                    return true;
+                }
+                if formatted && VOCAB.mentions_word(&src[i..end]) {
+                    return true;
+                }
+                i = end;
+            }
+        }
+    }
+    !open.is_empty()
+}
+
+/// The bytes the skim stops at: line ends, comments, continuations, brackets, quotes.
+static SKIM_STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let stops = b"\n#\\()[]{}\"'";
+    let mut k = 0;
+    while k < stops.len() {
+        t[stops[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
+/// [`Lexer::counts`] for the skim: `outside` is true outside brackets, and with `any_owner`
+/// every owner counts (the lexer counts the names `sys` was imported as).
+fn skim_counts(src: &[u8], start: usize, end: usize, outside: bool, any_owner: bool) -> bool {
+    if !VOCAB.is_word(&src[start..end]) {
+        return false;
+    }
+    if let Some(owner) = owner_before(src, start, b"") {
+        return any_owner || VOCAB.owned_by(owner);
+    }
+    let j = super::skip_blanks(src, end);
+    let keyword = src.get(j) == Some(&b'=') && src.get(j + 1) != Some(&b'=');
+    !keyword || outside
+}
+
+/// Does the logical line starting at `i` start with `import` or `from` (at any indentation)?
+fn line_imports(src: &[u8], i: usize) -> bool {
+    let mut j = i;
+    while j < src.len() && matches!(src[j], b' ' | b'\t' | b'\x0c') {
+        j += 1;
+    }
+    matches!(word_at(src, j), b"import" | b"from")
+}
+
+/// May the file bind another name to `sys` (`import sys as s`)? A word ending in `sys`, then
+/// anything but words and quotes (blanks, line ends, brackets, commas, comments), then `as`.
+fn may_rename_sys(src: &[u8]) -> bool {
+    memchr::memmem::find_iter(src, b"sys").any(|p| {
+        let mut j = p + 3;
+        while j < src.len() && !is_ident(src[j]) && !matches!(src[j], b'"' | b'\'') {
+            j = if src[j] == b'#' {
+                memchr::memchr(b'\n', &src[j..]).map_or(src.len(), |q| j + q)
+            } else {
+                j + 1
+            };
+        }
+        word_at(src, j) == b"as"
+    })
 }
 
 /// The kept parts of a large kept class or function: its header, then the statements of its
@@ -600,6 +804,89 @@ mod tests {
         match python(src.as_bytes(), 0) {
             Plan::Ranges(r) => r.iter().map(|(r, _)| src[r.clone()].to_string()).collect(),
             other => vec![format!("{other:?}")],
+        }
+    }
+
+    /// The skim's promise: when it says a file has no candidate, the lexer agrees (the plan
+    /// without the skim is `Skip` too), at both region thresholds.
+    fn assert_skim_agrees(src: &[u8], what: &str) {
+        if !skim(src) {
+            for region in [0, super::super::DEFAULT_REGION_MIN_BYTES] {
+                assert_eq!(lexed(src, region), Plan::Skip, "the skim missed: {what}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_skim_never_rules_out_what_the_lexer_keeps() {
+        // Each case holds a candidate (or a malformation) the lexer keeps; most are near misses
+        // of the skim's shortcuts.
+        let cases: &[&str] = &[
+            "import sys as s\ns.stdout.write('x')\n",
+            "from x import (sys  # c\n as s)\ns.stdout.write('x')\n",
+            "import os, sys as system\nsystem.stdout.flush()\n",
+            "from os import write\n",
+            "from os import (\n    write,\n)\n",
+            "import os; os.write(1, b'x')\n",
+            "os.write(1, b'x')\n",
+            "open(1, 'w')\n",
+            "x = f'{print(1)}'\n",
+            "x = rf'''\n{print(1)}'''\n",
+            "x = Rb'/dev/stdout'\n",
+            "x = 'ext://sys.stdout'\n",
+            "x = pprint\nprint\n",
+            "def f(file=print): pass\n",
+            "y = (a,\n     stdout)\n",
+            "x = \\\n  print\n",
+            "x = (1]\n",
+            "x = (1\n",
+            "x = 'open\n",
+            "x = '''open\n",
+            "class A:\n    def f(self):\n        input()\n",
+            "1.0; print(2)\n",
+            "x = 0x1F + print\n",
+        ];
+        for case in cases {
+            assert!(skim(case.as_bytes()), "the skim ruled out: {case:?}");
+            assert_skim_agrees(case.as_bytes(), case);
+        }
+        // And what it rules out: candidates only in strings, comments, keyword argument names
+        // and after owners the table does not know.
+        for case in [
+            "x = 1  # print('a')\n'''print(1)'''\n",
+            "run(cmd, stdout=PIPE, input=data)\n",
+            "f.write(b'x')\nself.print(1)\nproc.stdout.read()\n",
+            "x = 'a long string that mentions print and stdout but is no sink'\n",
+        ] {
+            assert!(!skim(case.as_bytes()), "the skim kept: {case:?}");
+            assert_skim_agrees(case.as_bytes(), case);
+        }
+    }
+
+    #[test]
+    fn the_skim_agrees_with_the_lexer_on_every_fixture_and_its_cuts() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scan");
+        let mut sources = Vec::new();
+        let mut stack = vec![dir];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).expect("fixture folder") {
+                let p = entry.expect("fixture entry").path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|e| e == "py") {
+                    sources.push((p.display().to_string(), std::fs::read(&p).expect("fixture")));
+                }
+            }
+        }
+        assert!(sources.len() >= 20, "the Python fixtures were not found");
+        for (name, src) in &sources {
+            assert_skim_agrees(src, name);
+            // Cut at every line end and inside lines: strings and brackets left open, words
+            // split, statements cut short.
+            for cut in (0..src.len()).step_by(7) {
+                assert_skim_agrees(&src[..cut], &format!("{name} cut at byte {cut}"));
+                assert_skim_agrees(&src[cut..], &format!("{name} from byte {cut}"));
+            }
         }
     }
 
