@@ -279,7 +279,7 @@ struct Stmt {
     class: bool,
     /// `def` or `async def` starts it (after decorators).
     func: bool,
-    /// The name after `def`.
+    /// The name after `def` (Python: or `class`).
     name: Option<Range<usize>>,
     /// The lexer met something no valid file has (a string left open, a bracket closed that
     /// was not opened or never closed): tree-sitter's error recovery may read as code what the

@@ -92,10 +92,12 @@ fn lexed(src: &[u8], region_min_bytes: usize) -> Plan {
             bind_bound(src, s, names);
         }
     });
+    // What the kept statements use, where it is bound.
+    let bind_kept = keep_binders(src, &stmts, &keep);
     let mut ranges: Vec<(Range<usize>, usize)> = Vec::new();
     let mut all = true;
     for (i, s) in stmts.iter().enumerate() {
-        let k = keep[i] || s.import || (!s.block && s.end - s.start <= SHORT_STATEMENT);
+        let k = keep[i] || s.import || bind_kept[i];
         if !k {
             all = false;
             continue;
@@ -382,7 +384,10 @@ impl<'s, 'a> Lexer<'s, 'a> {
             let formatted = w.iter().any(|c| c.eq_ignore_ascii_case(&b'f'));
             return self.string(self.i, formatted);
         }
-        if self.cur.func && self.cur.name.is_none() && self.prev_word == b"def" {
+        if self.cur.name.is_none()
+            && ((self.cur.func && self.prev_word == b"def")
+                || (self.cur.class && self.prev_word == b"class"))
+        {
             self.cur.name = Some(start..self.i);
         }
         if self.cur.import && self.prev_as && self.prev_prev_sys {
@@ -448,6 +453,49 @@ impl<'s, 'a> Lexer<'s, 'a> {
             self.cur.self_bound.push(a..e);
         }
     }
+}
+
+/// The short simple statements (assignments, imports, calls) the kept statements need: those
+/// that bind a name the kept statements use, or one those use in turn, up to three steps
+/// (`ERR = sys.stderr` … `print(x, file=ERR)`), and those that use a kept class or function
+/// (`Out.stream.write(x)`, `get_out().write(x)`). Other statements without a candidate cannot
+/// change a finding: every sink, stream and redirection the analyzer knows is spelled with a
+/// candidate word, and what it resolves, it resolves by name.
+fn keep_binders(src: &[u8], stmts: &[Stmt], keep: &[bool]) -> Vec<bool> {
+    let mut added = vec![false; stmts.len()];
+    let mut used: WordSet = WordSet::default();
+    let defined: WordSet = stmts
+        .iter()
+        .zip(keep)
+        .filter(|(s, k)| **k && s.block)
+        .filter_map(|(s, _)| s.name.clone().map(|r| &src[r]))
+        .collect();
+    let mut read = vec![false; stmts.len()];
+    for _ in 0..3 {
+        for (i, s) in stmts.iter().enumerate() {
+            if (keep[i] || added[i]) && !read[i] {
+                read[i] = true;
+                used.extend(s.idents.iter().map(|r| &src[r.clone()]));
+            }
+        }
+        let mut grew = false;
+        for (i, s) in stmts.iter().enumerate() {
+            if !keep[i]
+                && !added[i]
+                && !s.block
+                && s.end - s.start <= SHORT_STATEMENT
+                && (s.bound.iter().any(|r| used.contains(&src[r.clone()]))
+                    || s.idents.iter().any(|r| defined.contains(&src[r.clone()])))
+            {
+                added[i] = true;
+                grew = true;
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    added
 }
 
 /// Could the lexer find a candidate or a malformation in `src`? A superset of what it finds
@@ -640,9 +688,7 @@ fn block_parts<'s>(
     }
     let mut keep: Vec<bool> = members
         .iter()
-        .map(|m| {
-            m.hit || m.import || (!m.block && m.end - m.start <= SHORT_STATEMENT) || uses(m, &names)
-        })
+        .map(|m| m.hit || m.import || uses(m, &names))
         .collect();
     if s.func {
         // Everything the kept statements mention may be bound anywhere in the function.
@@ -669,6 +715,12 @@ fn block_parts<'s>(
     }
     if !keep.iter().any(|k| *k) {
         return None;
+    }
+    // What the kept members use, where it is bound (`stream = sys.stderr` in a class body …
+    // `print(x, file=self.stream)` in a method).
+    let binders = keep_binders(src, &members, &keep);
+    for (k, b) in keep.iter_mut().zip(binders) {
+        *k |= b;
     }
     let mut parts = vec![(s.start..body, s.row)];
     for (m, k) in members.iter().zip(&keep) {
@@ -909,7 +961,42 @@ mod tests {
     }
 
     #[test]
-    fn python_keeps_candidates_imports_short_statements_and_aliases() {
+    fn python_keeps_the_short_statements_that_bind_what_kept_code_uses() {
+        let big = "    val = 1\n".repeat(80);
+        let src = format!(
+            "UNUSED = 1\nERR = STREAM\nSTREAM = sys.stderr\nOTHER = sys.stderr\n\
+             def log(x):\n{big}    print(x, file=ERR)\n\n\
+             class Reporter:\n    stream = OTHER\n    level = 3\n{big}\n    \
+             def emit(self, x):\n        print(x, file=self.stream)\n\n\
+             def get_out():\n{big}    return sys.stdout\n\n\
+             get_out().write('x')\nReporter.stream.write('y')\nunrelated().write('z')\n"
+        );
+        let joined = kept(&src).join("");
+        assert!(joined.contains("ERR = STREAM"), "{joined}");
+        assert!(
+            joined.contains("STREAM = sys.stderr"),
+            "one step further: {joined}"
+        );
+        assert!(
+            joined.contains("OTHER = sys.stderr"),
+            "used by a kept member: {joined}"
+        );
+        assert!(joined.contains("    stream = OTHER"), "{joined}");
+        assert!(!joined.contains("UNUSED"), "{joined}");
+        assert!(!joined.contains("level = 3"), "{joined}");
+        assert!(
+            joined.contains("get_out().write"),
+            "uses a kept function: {joined}"
+        );
+        assert!(
+            joined.contains("Reporter.stream"),
+            "uses a kept class: {joined}"
+        );
+        assert!(!joined.contains("unrelated"), "{joined}");
+    }
+
+    #[test]
+    fn python_keeps_candidates_imports_and_aliases() {
         let big = "    val = 1\n".repeat(80);
         let src = format!(
             "import sys\nfrom subprocess import run as go\nsay = print\n\ndef quiet():\n{big}\ndef loud():\n{big}    print('x')\n\ndef uses_alias():\n{big}    say('y')\n\ndef uses_import():\n{big}    go(['ls'])\n\nclass C:\n    '''print'''\n{big}\nif __name__ == '__main__':\n{big}"
