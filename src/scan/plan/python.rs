@@ -88,7 +88,9 @@ fn lexed(src: &[u8], region_min_bytes: usize) -> Plan {
     // Names bound from a candidate become candidates themselves (aliases, imports).
     let mut keep: Vec<bool> = stmts.iter().map(|s| s.hit).collect();
     let extra = follow_aliases(src, &stmts, &mut keep, |s, names| {
-        if !s.block || s.func {
+        if s.import {
+            names.extend(import_bound(src, s));
+        } else if !s.block || s.func {
             bind_bound(src, s, names);
         }
     });
@@ -498,6 +500,90 @@ fn keep_binders(src: &[u8], stmts: &[Stmt], keep: &[bool]) -> Vec<bool> {
     added
 }
 
+/// The names an import binds that can matter: those that bring in something the sink table
+/// knows, or a module holding such things (`from rich.console import Console`, `import
+/// logging`, `from sys import stdout as out`), and candidate words; not `Text` of `from
+/// rich.text import Text`, whose module's name made the import a candidate. An import the
+/// reader below does not follow (a `;`, a relative one is read, not bound) binds every name.
+fn import_bound<'s>(src: &'s [u8], s: &Stmt) -> Vec<&'s [u8]> {
+    let all = || s.bound.iter().map(|r| &src[r.clone()]).collect();
+    let mut text: Vec<u8> = Vec::with_capacity(s.end - s.start);
+    let mut k = s.start;
+    while k < s.end {
+        match src[k] {
+            b'#' => k = memchr::memchr(b'\n', &src[k..s.end]).map_or(s.end, |p| k + p),
+            b'(' | b')' | b'\\' | b'\n' | b'\r' | b'\t' | b',' => {
+                text.extend_from_slice(if src[k] == b',' { b" , " } else { b" " });
+                k += 1;
+            }
+            b';' | b'"' | b'\'' => return all(),
+            c => {
+                text.push(c);
+                k += 1;
+            }
+        }
+    }
+    let Ok(text) = std::str::from_utf8(&text) else {
+        return all();
+    };
+    let words: Vec<&str> = text.split_whitespace().collect();
+    // (module, names): `from m import a as b, c` or `import m.n as o, p`.
+    let (module, rest) = match words.as_slice() {
+        ["from", module, "import", rest @ ..] => (Some(*module), rest),
+        ["import", rest @ ..] => (None, rest),
+        _ => return all(),
+    };
+    let mut out = Vec::new();
+    for item in rest.split(|w| *w == ",").filter(|i| !i.is_empty()) {
+        let (path, local) = match item {
+            [name] => (*name, name.split('.').next().unwrap_or(name)),
+            [name, "as", local] => (*name, *local),
+            _ => return all(),
+        };
+        let target = match module {
+            Some(m) => format!("{m}.{path}"),
+            // `import a.b` binds `a`, the package.
+            None if local != path && !item.contains(&"as") => local.to_string(),
+            None => path.to_string(),
+        };
+        if KNOWN_PATHS.contains(target.as_str()) || VOCAB.is_word(local.as_bytes()) {
+            let Some(p) = memchr::memmem::find(&src[s.start..s.end], local.as_bytes()) else {
+                return all();
+            };
+            let at = s.start + p;
+            out.push(&src[at..at + local.len()]);
+        }
+    }
+    out
+}
+
+/// Every qualified name the Python sink table knows, and every module or object path that
+/// leads to one (`rich`, `rich.console`, `rich.console.Console`).
+static KNOWN_PATHS: LazyLock<std::collections::HashSet<String>> = LazyLock::new(|| {
+    let mut out = std::collections::HashSet::new();
+    let Some(t) = crate::scan::sinks::table(Lang::Python) else {
+        return out;
+    };
+    let names = t
+        .names()
+        .chain(t.aliases.iter().flat_map(|(a, b)| [*a, *b]))
+        .chain(t.pretty.iter().flat_map(|(a, b)| [*a, *b]));
+    for name in names {
+        let mut path = String::new();
+        for seg in name.split(['.', ':']).filter(|s| !s.is_empty()) {
+            if seg.starts_with('<') {
+                break;
+            }
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(seg.trim_end_matches("()"));
+            out.insert(path.clone());
+        }
+    }
+    out
+});
+
 /// Could the lexer find a candidate or a malformation in `src`? A superset of what it finds
 /// (false: the plan is [`Plan::Skip`]), at a fraction of its cost: it steps only through
 /// strings, comments, brackets and line starts, and looks at a word only where the language's
@@ -682,7 +768,9 @@ fn block_parts<'s>(
     let mut names: WordSet = extra.clone();
     for m in members.iter().filter(|m| m.hit) {
         names.extend(m.self_bound.iter().map(|r| &src[r.clone()]));
-        if !m.block {
+        if m.import {
+            names.extend(import_bound(src, m));
+        } else if !m.block {
             names.extend(m.bound.iter().map(|r| &src[r.clone()]));
         }
     }
@@ -993,6 +1081,39 @@ mod tests {
             "uses a kept class: {joined}"
         );
         assert!(!joined.contains("unrelated"), "{joined}");
+    }
+
+    #[test]
+    fn an_import_binds_only_the_names_that_lead_to_the_table() {
+        let bound = |line: &str| -> Vec<String> {
+            let src = line.as_bytes();
+            let stmts = Lexer::new(src, 0..src.len(), 0, 0, &mut Vec::new(), false)
+                .statements()
+                .expect("one statement");
+            import_bound(src, &stmts[0])
+                .iter()
+                .map(|w| String::from_utf8_lossy(w).into_owned())
+                .collect()
+        };
+        assert_eq!(bound("from rich.text import Text\n"), Vec::<String>::new());
+        assert_eq!(
+            bound("from rich.console import Console, Group as G\n"),
+            ["Console"]
+        );
+        assert_eq!(
+            bound("from rich import (\n  box,  # x\n  print,\n)\n"),
+            ["print"]
+        );
+        assert_eq!(bound("import logging, typing\n"), ["logging"]);
+        assert_eq!(bound("import logging.handlers\n"), ["logging"]);
+        assert_eq!(bound("import os.path as osp\n"), Vec::<String>::new());
+        assert_eq!(bound("from sys import stdout as out\n"), ["out"]);
+        assert_eq!(
+            bound("from .console import console\n"),
+            Vec::<String>::new()
+        );
+        // What the reader does not follow binds every name.
+        assert_eq!(bound("import rich; x = 1\n"), ["rich", "x"]);
     }
 
     #[test]
