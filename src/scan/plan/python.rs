@@ -352,8 +352,7 @@ impl<'s, 'a> Lexer<'s, 'a> {
     /// A string at its quote; a formatted string's code counts.
     fn string(&mut self, quote: usize, formatted: bool) -> Step {
         let src = &self.src[..self.end];
-        let (end, rows, hit, closed) = python_string(src, quote);
-        let hit = hit || (formatted && VOCAB.mentions_word(&src[quote..end]));
+        let (end, rows, hit, closed) = python_string(src, quote, formatted);
         self.cur.malformed |= !closed;
         self.cur.hit |= hit;
         self.row += rows;
@@ -379,11 +378,8 @@ impl<'s, 'a> Lexer<'s, 'a> {
         // A string prefix: `f"..."`, `rb'...'`.
         if self.i < src.len()
             && matches!(src[self.i], b'"' | b'\'')
-            && w.len() <= 2
-            && w.iter()
-                .all(|c| matches!(c.to_ascii_lowercase(), b'r' | b'b' | b'u' | b'f'))
+            && let Some(formatted) = string_prefix(w)
         {
-            let formatted = w.iter().any(|c| c.eq_ignore_ascii_case(&b'f'));
             return self.string(self.i, formatted);
         }
         if self.cur.name.is_none()
@@ -426,20 +422,14 @@ impl<'s, 'a> Lexer<'s, 'a> {
         Step::Go
     }
 
-    /// Is the candidate word at `start..end` used in a way a rule can report? After a dot only
-    /// on an owner the table knows (or an alias of `sys`); a keyword argument's name
-    /// (`run(stdout=PIPE)`, `def f(input=None)`) is not the value.
+    /// [`word_counts`] with what the lexer knows: its brackets and the aliases of `sys`.
     fn counts(&self, start: usize, end: usize) -> bool {
-        let src = &self.src[..self.end];
-        if !VOCAB.is_word(&src[start..end]) {
-            return false;
-        }
-        if let Some(owner) = owner_before(src, start, b"") {
-            return VOCAB.owned_by(owner) || self.sys_aliases.contains(&owner);
-        }
-        let j = super::skip_blanks(src, end);
-        let keyword = src.get(j) == Some(&b'=') && src.get(j + 1) != Some(&b'=');
-        !keyword || self.open.is_empty()
+        word_counts(
+            &self.src[..self.end],
+            start..end,
+            self.open.is_empty(),
+            |owner| self.sys_aliases.contains(&owner),
+        )
     }
 
     /// `self.<name> = ...`: the attribute is bound here.
@@ -624,7 +614,7 @@ fn skim(src: &[u8]) -> bool {
             while end < src.len() && is_ident(src[end]) {
                 end += 1;
             }
-            if skim_counts(src, start, end, open.is_empty(), any_owner)
+            if word_counts(src, start..end, open.is_empty(), |_| any_owner)
                 || VOCAB.fd_hit(src, start, end, import)
             {
                 return true;
@@ -670,17 +660,9 @@ fn skim(src: &[u8]) -> bool {
                 while p > 0 && is_ident(src[p - 1]) {
                     p -= 1;
                 }
-                let prefix = &src[p..i];
-                let formatted = prefix.len() <= 2
-                    && prefix
-                        .iter()
-                        .all(|c| matches!(c.to_ascii_lowercase(), b'r' | b'b' | b'u' | b'f'))
-                    && prefix.iter().any(|c| c.eq_ignore_ascii_case(&b'f'));
-                let (end, _, hit, closed) = python_string(src, i);
+                let formatted = string_prefix(&src[p..i]) == Some(true);
+                let (end, _, hit, closed) = python_string(src, i, formatted);
                 if hit || !closed {
-                    return true;
-                }
-                if formatted && VOCAB.mentions_word(&src[i..end]) {
                     return true;
                 }
                 i = end;
@@ -702,16 +684,23 @@ static SKIM_STOP: [bool; 256] = {
     t
 };
 
-/// [`Lexer::counts`] for the skim: `outside` is true outside brackets, and with `any_owner`
-/// every owner counts (the lexer counts the names `sys` was imported as).
-fn skim_counts(src: &[u8], start: usize, end: usize, outside: bool, any_owner: bool) -> bool {
-    if !VOCAB.is_word(&src[start..end]) {
+/// Is the candidate word at `word` used in a way a rule can report? After a dot only on an
+/// owner the table knows or one `also_owner` accepts (the lexer: an alias of `sys`; the skim:
+/// any, when the file may rename `sys`); a keyword argument's name (`run(stdout=PIPE)`,
+/// `def f(input=None)`) inside brackets (`outside` false) is not the value.
+fn word_counts(
+    src: &[u8],
+    word: Range<usize>,
+    outside: bool,
+    also_owner: impl Fn(&[u8]) -> bool,
+) -> bool {
+    if !VOCAB.is_word(&src[word.clone()]) {
         return false;
     }
-    if let Some(owner) = owner_before(src, start, b"") {
-        return any_owner || VOCAB.owned_by(owner);
+    if let Some(owner) = owner_before(src, word.start, b"") {
+        return VOCAB.owned_by(owner) || also_owner(owner);
     }
-    let j = super::skip_blanks(src, end);
+    let j = super::skip_blanks(src, word.end);
     let keyword = src.get(j) == Some(&b'=') && src.get(j + 1) != Some(&b'=');
     !keyword || outside
 }
@@ -862,7 +851,7 @@ fn header_end(src: &[u8], start: usize, end: usize) -> Option<usize> {
                 continue;
             }
             b'"' | b'\'' => {
-                i = python_string(src, i).0;
+                i = python_string(src, i, false).0;
                 continue;
             }
             b':' if depth == 0 => {
@@ -886,8 +875,9 @@ fn header_end(src: &[u8], start: usize, end: usize) -> Option<usize> {
 /// Lexes a string starting at its quote; returns (end, newlines inside, candidate inside,
 /// closed). An unclosed string ends at its line end (one quote) or at the end of the file
 /// (three quotes). Strings only matter as short values (`"ext://sys.stdout"`, `"/dev/stdout"`,
-/// `getattr(sys, "stdout")`); a docstring that mentions stdout is not a candidate.
-fn python_string(src: &[u8], i: usize) -> (usize, usize, bool, bool) {
+/// `getattr(sys, "stdout")`); a docstring that mentions stdout is not a candidate. A
+/// `formatted` string's code counts: any candidate word in it makes it a candidate.
+fn python_string(src: &[u8], i: usize, formatted: bool) -> (usize, usize, bool, bool) {
     let q = src[i];
     let triple = src.get(i + 1) == Some(&q) && src.get(i + 2) == Some(&q);
     let mut j = if triple { i + 3 } else { i + 1 };
@@ -933,7 +923,16 @@ fn python_string(src: &[u8], i: usize) -> (usize, usize, bool, bool) {
     }
     let j = j.min(src.len());
     let content = &src[content_start.min(j)..j];
-    (j, rows, VOCAB.string_hit(content), closed)
+    let hit = VOCAB.string_hit(content) || (formatted && VOCAB.mentions_word(&src[i..j]));
+    (j, rows, hit, closed)
+}
+
+/// `Some(formatted)` when `w`, just before a quote, is a string prefix (`f`, `rb`, `Rf`).
+fn string_prefix(w: &[u8]) -> Option<bool> {
+    (w.len() <= 2
+        && w.iter()
+            .all(|c| matches!(c.to_ascii_lowercase(), b'r' | b'b' | b'u' | b'f')))
+    .then(|| w.iter().any(|c| c.eq_ignore_ascii_case(&b'f')))
 }
 
 #[cfg(test)]
