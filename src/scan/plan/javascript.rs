@@ -767,9 +767,31 @@ impl<'s> Lexer<'s> {
                 | b'%'
                 | b'^'
         );
-        // `else`, `catch` and `finally` in column 0 go on with the statement before.
-        let continuation =
-            continuation || matches!(word_at(self.src, self.i), b"else" | b"catch" | b"finally");
+        // `else`, `catch` and `finally` in column 0 go on with the statement before, and so
+        // does any line after one that ends with an operator (`cond ?` ... `:` then an object
+        // literal in column 0). A `++`/`--` that ends a statement joins two statements, which
+        // only keeps more.
+        let continuation = continuation
+            || matches!(word_at(self.src, self.i), b"else" | b"catch" | b"finally")
+            || matches!(
+                self.prev,
+                b':' | b'?'
+                    | b'='
+                    | b','
+                    | b'+'
+                    | b'-'
+                    | b'*'
+                    | b'/'
+                    | b'%'
+                    | b'&'
+                    | b'|'
+                    | b'^'
+                    | b'!'
+                    | b'~'
+                    | b'<'
+                    | b'>'
+                    | b'.'
+            );
         if self.depth == 0 && self.templates.is_empty() && !continuation && self.i > 0 {
             self.close_regions(-1, true);
             self.cur.end = self.i;
@@ -1330,6 +1352,22 @@ mod tests {
             javascript_planned(lines.as_bytes(), 0),
             Plan::Ranges(_)
         ));
+    }
+
+    #[test]
+    fn a_line_after_an_operator_goes_on_with_the_statement() {
+        // axios: `cond ? {...} :`, a comment, then the other object literal in column 0.
+        let src = "var cookies = env ?\n  {\n    write() { console.log(1); },\n  } :\n\
+                   // not in a browser\n{\n  write() {},\n};\n\
+                   var sum = 1 +\n2;\nvar after = 1;\n";
+        let stmts: Vec<&str> = Lexer::new(src.as_bytes())
+            .statements()
+            .iter()
+            .map(|s| &src[s.start..s.end])
+            .collect();
+        assert_eq!(stmts.len(), 3, "{stmts:#?}");
+        assert!(stmts[0].ends_with("write() {},\n};\n"), "{stmts:#?}");
+        assert_eq!(stmts[1], "var sum = 1 +\n2;\n");
     }
 
     #[test]

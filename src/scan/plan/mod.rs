@@ -319,8 +319,13 @@ fn bind_bound<'s>(src: &'s [u8], s: &Stmt, names: &mut WordSet<'s>) {
     names.extend(s.bound.iter().map(|r| &src[r.clone()]));
 }
 
-/// Appends a range, merging it with the previous one when they touch.
+/// Appends a range, merging it with the previous one when they touch. An empty range adds
+/// nothing (the empty statement after a block's last `}` may come after the next part began),
+/// and a parser refuses included ranges that are empty or out of order.
 fn push_range(ranges: &mut Vec<(Range<usize>, usize)>, r: Range<usize>, row: usize) {
+    if r.is_empty() {
+        return;
+    }
     match ranges.last_mut() {
         Some((last, _)) if last.end == r.start => last.end = r.end,
         _ => ranges.push((r, row)),

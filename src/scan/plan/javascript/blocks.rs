@@ -840,6 +840,38 @@ mod tests {
     }
 
     #[test]
+    fn parts_are_in_order_and_never_empty() {
+        // A body whose last statement is a block (the lexer ends the statement at its `}` and
+        // leaves an empty one after it), then the next body: as in minified bundles.
+        let filler = "total=total+item.size;".repeat(12);
+        let shapes = [
+            bundle(&format!(
+                "function outer(){{var a=1;function inner(x){{{filler}console.log(x)}}}}\n\
+                 function next(y){{{filler}console.log(y)}}\n"
+            )),
+            bundle(&format!(
+                "function outer(){{var a=1;function inner(x){{{filler}console.log(x)}}}}function next(y){{{filler}console.log(y)}}"
+            )),
+            // A browserify bundle: modules are functions in an object literal.
+            format!(
+                "!function(){{return {{1:[function(require,module,exports){{var a=1;module.exports=function(v){{{filler}console.log(v)}}}},{{}}],\
+                 2:[function(require,module,exports){{var b=2;module.exports=function(w){{{filler}console.log(w)}}}},{{}}]}}}}();{}",
+                "var pad=1;".repeat(200)
+            ),
+        ];
+        for src in shapes {
+            let Plan::Ranges(parts) = javascript_planned(src.as_bytes(), 1600) else {
+                panic!("planned in parts: {src}");
+            };
+            assert!(parts.iter().all(|(r, _)| !r.is_empty()), "{parts:?}");
+            assert!(
+                parts.windows(2).all(|w| w[0].0.end < w[1].0.start),
+                "{parts:?}"
+            );
+        }
+    }
+
+    #[test]
     fn cuts_keep_the_syntax_whole() {
         let filler = "    total = total + item.size;\n".repeat(8);
         let src = bundle(&format!(
