@@ -193,7 +193,7 @@ pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
         .collect();
     order.sort_by(|a, b| b.cmp(a));
     let next = AtomicUsize::new(0);
-    let budget = Budget::new(LARGE_FILES_IN_FLIGHT_BYTES);
+    let budget = Budget::new(LARGE_PARSES_IN_FLIGHT_BYTES);
     let mut outcomes: Vec<Option<FileOutcome>> = Vec::new();
     outcomes.resize_with(files.len(), || None);
     let results: Vec<Vec<(usize, FileOutcome)>> = std::thread::scope(|s| {
@@ -204,25 +204,34 @@ pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
                     .stack_size(WORKER_STACK_BYTES)
                     .spawn_scoped(s, || {
                         let mut mine = Vec::new();
-                        let scan = |i: usize, size: u64| {
-                            let o = scan_file_guarded(&files[i], size, opts);
-                            budget.release(size);
-                            (i, o)
+                        let finish = |i: usize, ready: Ready, room: Room| {
+                            guarded(|| finish(&files[i], ready, opts, Some(room)))
                         };
                         loop {
+                            // A deferred parse that fits now goes first.
+                            if let Some((i, ready, room)) = budget.deferred_that_fits() {
+                                mine.push((i, finish(i, ready, room)));
+                                continue;
+                            }
                             let k = next.fetch_add(1, Ordering::Relaxed);
                             let Some(&(size, i)) = order.get(k) else {
                                 break;
                             };
-                            // A large file waits for memory: meanwhile, the next files.
-                            if budget.try_acquire(size) {
-                                mine.push(scan(i, size));
-                            } else {
-                                budget.defer(size, i);
+                            let ready = match guarded(|| scan_file(&files[i], size, opts)) {
+                                Step::Done(o) => {
+                                    mine.push((i, o));
+                                    continue;
+                                }
+                                Step::Ready(ready) => ready,
+                            };
+                            // A large parse waits for memory: meanwhile, the next files.
+                            match budget.take_or_defer(i, ready) {
+                                Some((ready, room)) => mine.push((i, finish(i, ready, room))),
+                                None => continue,
                             }
                         }
-                        while let Some((size, i)) = budget.next_deferred() {
-                            mine.push(scan(i, size));
+                        while let Some((i, ready, room)) = budget.next_deferred() {
+                            mine.push((i, finish(i, ready, room)));
                         }
                         mine
                     })
@@ -273,80 +282,161 @@ pub fn run(opts: &ScanOptions) -> Result<ScanResult, Failure> {
     Ok(ScanResult { issues, stats })
 }
 
-/// Files at least this large count against [`LARGE_FILES_IN_FLIGHT_BYTES`]; smaller ones never
-/// wait (their trees are small).
-const LARGE_FILE_BYTES: u64 = 256 * 1024;
+/// Parses of at least this many bytes (what the plan hands to the parser) count against
+/// [`LARGE_PARSES_IN_FLIGHT_BYTES`]; smaller ones never wait (their trees are small).
+const LARGE_PARSE_BYTES: u64 = 64 * 1024;
 
-/// The most bytes of large files scanned at once: a tree costs tens of bytes per parsed byte,
-/// so two bundles of a few MB parsed side by side would take hundreds of MB (two of React's
-/// 1 MB development builds, parsed almost whole, took 60 MB together). A file larger than this
-/// is scanned when no other large file is.
-const LARGE_FILES_IN_FLIGHT_BYTES: u64 = 2 * 1024 * 1024;
+/// The most bytes of large parses at once: a tree and its analysis cost about 35 bytes per
+/// parsed byte (Playwright's 3.3 MB `utilsBundle.js`, 1.6 MB of it parsed, peaks at 60 MB), so
+/// two such parses side by side would take over 100 MB. A parse larger than this runs when no
+/// other large one does. Counted in parsed bytes, after the plan: a large file the prefilter or
+/// the plan rules out, or mostly out, never waits.
+const LARGE_PARSES_IN_FLIGHT_BYTES: u64 = 1792 * 1024;
 
-/// The memory budget of the workers: the bytes of large files in flight, and the large files
-/// deferred until the budget has room (so no worker idles while one waits).
+/// The most text of planned files held while they wait for room: beyond it, a worker waits
+/// instead of going on with other files.
+const DEFERRED_TEXT_BYTES: usize = 8 * 1024 * 1024;
+
+/// The memory budget of the workers: the parsed bytes of large parses in flight, and the
+/// planned files deferred until the budget has room (so no worker idles while one waits).
 struct Budget {
-    state: std::sync::Mutex<(u64, Vec<(u64, usize)>)>,
+    state: std::sync::Mutex<BudgetState>,
     freed: std::sync::Condvar,
     limit: u64,
+}
+
+#[derive(Default)]
+struct BudgetState {
+    used: u64,
+    /// Planned files waiting for room (file index, the file), and the bytes of their text.
+    deferred: Vec<(usize, Ready)>,
+    deferred_text: usize,
+}
+
+/// Room taken in the [`Budget`] for one parse; given back when dropped (also when an analyzer
+/// panics).
+struct Room<'b> {
+    budget: &'b Budget,
+    bytes: u64,
 }
 
 impl Budget {
     fn new(limit: u64) -> Budget {
         Budget {
-            state: std::sync::Mutex::new((0, Vec::new())),
+            state: std::sync::Mutex::new(BudgetState::default()),
             freed: std::sync::Condvar::new(),
             limit,
         }
     }
 
-    fn fits(&self, used: u64, size: u64) -> bool {
-        used == 0 || used + size <= self.limit
+    fn lock(&self) -> std::sync::MutexGuard<'_, BudgetState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Takes room for a file now, if there is.
-    fn try_acquire(&self, size: u64) -> bool {
-        if size < LARGE_FILE_BYTES {
-            return true;
-        }
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if self.fits(st.0, size) {
-            st.0 += size;
-            true
-        } else {
-            false
+    /// The bytes a parse of `bytes` counts for.
+    fn cost(bytes: u64) -> u64 {
+        if bytes < LARGE_PARSE_BYTES { 0 } else { bytes }
+    }
+
+    fn fits(&self, used: u64, cost: u64) -> bool {
+        cost == 0 || used == 0 || used + cost <= self.limit
+    }
+
+    fn room(&self, st: &mut BudgetState, cost: u64) -> Room<'_> {
+        st.used += cost;
+        Room {
+            budget: self,
+            bytes: cost,
         }
     }
 
-    fn defer(&self, size: u64, i: usize) {
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        st.1.push((size, i));
+    /// Room for `ready` now; else it waits among the deferred files (`None`), or, when they
+    /// hold too much text already, this worker waits for room.
+    fn take_or_defer(&self, i: usize, ready: Ready) -> Option<(Ready, Room<'_>)> {
+        let cost = Budget::cost(ready.out.parsed_bytes);
+        let mut st = self.lock();
+        if self.fits(st.used, cost) {
+            let room = self.room(&mut st, cost);
+            return Some((ready, room));
+        }
+        if st.deferred_text + ready.text.len() <= DEFERRED_TEXT_BYTES {
+            st.deferred_text += ready.text.len();
+            st.deferred.push((i, ready));
+            return None;
+        }
+        while !self.fits(st.used, cost) {
+            st = self.freed.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        let room = self.room(&mut st, cost);
+        Some((ready, room))
+    }
+
+    /// A deferred file the budget has room for now, with the room taken.
+    fn deferred_that_fits(&self) -> Option<(usize, Ready, Room<'_>)> {
+        let mut st = self.lock();
+        let k = st
+            .deferred
+            .iter()
+            .position(|(_, r)| self.fits(st.used, Budget::cost(r.out.parsed_bytes)))?;
+        let (i, ready) = st.deferred.swap_remove(k);
+        st.deferred_text -= ready.text.len();
+        let room = self.room(&mut st, Budget::cost(ready.out.parsed_bytes));
+        Some((i, ready, room))
     }
 
     /// A deferred file with room taken for it, waiting for room when needed; `None` when none
     /// is left.
-    fn next_deferred(&self) -> Option<(u64, usize)> {
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+    fn next_deferred(&self) -> Option<(usize, Ready, Room<'_>)> {
         loop {
-            let (size, i) = *st.1.last()?;
-            if self.fits(st.0, size) {
-                st.1.pop();
-                st.0 += size;
-                return Some((size, i));
+            if let Some(found) = self.deferred_that_fits() {
+                return Some(found);
             }
-            st = self.freed.wait(st).unwrap_or_else(|e| e.into_inner());
+            let st = self.lock();
+            if st.deferred.is_empty() {
+                return None;
+            }
+            // Room is held (deferred files only wait on room some parse holds): wait for it.
+            if st
+                .deferred
+                .iter()
+                .any(|(_, r)| self.fits(st.used, Budget::cost(r.out.parsed_bytes)))
+            {
+                continue;
+            }
+            drop(self.freed.wait(st).unwrap_or_else(|e| e.into_inner()));
         }
     }
+}
 
-    fn release(&self, size: u64) {
-        if size < LARGE_FILE_BYTES {
+impl Room<'_> {
+    /// Room for a parse of `bytes` instead (the whole file, after a partial tree with a syntax
+    /// error): given back first, then taken again, waiting if needed (never holding room while
+    /// waiting, so two workers never wait on each other).
+    fn grow(&mut self, bytes: u64) {
+        let cost = Budget::cost(bytes);
+        if cost <= self.bytes {
             return;
         }
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        st.0 -= size;
-        self.freed.notify_all();
-        drop(st);
-        return_free_memory();
+        let budget = self.budget;
+        let mut st = budget.lock();
+        st.used -= self.bytes;
+        self.bytes = 0;
+        while !budget.fits(st.used, cost) {
+            st = budget.freed.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        st.used += cost;
+        self.bytes = cost;
+    }
+}
+
+impl Drop for Room<'_> {
+    fn drop(&mut self) {
+        if self.bytes == 0 {
+            return;
+        }
+        let mut st = self.budget.lock();
+        st.used -= self.bytes;
+        self.budget.freed.notify_all();
     }
 }
 
@@ -407,21 +497,42 @@ thread_local! {
 
 /// A bug in an analyzer must cost one file, never the scan: the file counts as skipped and its
 /// parser is rebuilt.
-fn scan_file_guarded(file: &Candidate, size: u64, opts: &ScanOptions) -> FileOutcome {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| scan_file(file, size, opts))) {
+fn guarded<T: From<FileOutcome>>(scan: impl FnOnce() -> T) -> T {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(scan)) {
         Ok(outcome) => outcome,
         Err(_) => {
             PARSERS.with(|cell| cell.borrow_mut().clear());
-            FileOutcome {
+            T::from(FileOutcome {
                 skipped: true,
                 ..FileOutcome::default()
-            }
+            })
         }
     }
 }
 
-/// Scans one file of `size` bytes (as the walk saw it: the file is looked at once).
-fn scan_file(file: &Candidate, size: u64, opts: &ScanOptions) -> FileOutcome {
+/// A file read and planned, waiting to be parsed.
+struct Ready {
+    /// The outcome so far; `parsed_bytes`: what the plan hands to the parser.
+    out: FileOutcome,
+    lang: Lang,
+    text: String,
+    plan: Plan,
+}
+
+/// A file done with before the parse (binary, no language, ruled out), or ready for it.
+enum Step {
+    Done(FileOutcome),
+    Ready(Ready),
+}
+
+impl From<FileOutcome> for Step {
+    fn from(o: FileOutcome) -> Step {
+        Step::Done(o)
+    }
+}
+
+/// Reads and plans one file of `size` bytes (as the walk saw it: the file is looked at once).
+fn scan_file(file: &Candidate, size: u64, opts: &ScanOptions) -> Step {
     let mut out = FileOutcome::default();
     if size > opts.max_file_size {
         out.skipped = true;
@@ -434,13 +545,13 @@ fn scan_file(file: &Candidate, size: u64, opts: &ScanOptions) -> FileOutcome {
                 size, opts.max_file_size
             ),
         );
-        return out;
+        return Step::Done(out);
     }
     let Ok(bytes) = read(&file.path, size) else {
         out.skipped = true;
-        return out;
+        return Step::Done(out);
     };
-    scan_bytes(file, bytes, opts)
+    prepare(file, bytes, opts)
 }
 
 /// Reads a file whose size the walk knows (`std::fs::read` would look it up again); a file
@@ -455,6 +566,14 @@ fn read(path: &Path, size: u64) -> std::io::Result<Vec<u8>> {
 /// Everything after the read: binary check, language, prefilter and plan, parse, analysis,
 /// parse-error note, suppressions, severity in context.
 fn scan_bytes(file: &Candidate, bytes: Vec<u8>, opts: &ScanOptions) -> FileOutcome {
+    match prepare(file, bytes, opts) {
+        Step::Done(out) => out,
+        Step::Ready(ready) => finish(file, ready, opts, None),
+    }
+}
+
+/// Up to the parse: binary check, language, prefilter and plan.
+fn prepare(file: &Candidate, bytes: Vec<u8>, opts: &ScanOptions) -> Step {
     let mut out = FileOutcome {
         bytes: bytes.len() as u64,
         ..FileOutcome::default()
@@ -470,22 +589,48 @@ fn scan_bytes(file: &Candidate, bytes: Vec<u8>, opts: &ScanOptions) -> FileOutco
                 "the file looks binary (it contains NUL bytes); it was not scanned".to_string(),
             );
         }
-        return out;
+        return Step::Done(out);
     }
     let Some(lang) = file.lang.or_else(|| Lang::from_shebang(head)) else {
         out.skipped = true;
-        return out;
+        return Step::Done(out);
     };
     out.lang = Some(lang);
     let Some((text, plan)) = planned(lang, bytes, opts) else {
         out.prefiltered = true;
-        return out;
+        return Step::Done(out);
     };
     out.parsed_bytes = match &plan {
         Plan::Ranges(r) => r.iter().map(|(r, _)| r.len() as u64).sum(),
         _ => text.len() as u64,
     };
-    let Some((tree, parsed_whole)) = parse(lang, &text, &plan) else {
+    Step::Ready(Ready {
+        out,
+        lang,
+        text,
+        plan,
+    })
+}
+
+/// From the parse on: parse (in the room taken for it, if any), analysis, parse-error note,
+/// suppressions, severity in context.
+fn finish(
+    file: &Candidate,
+    ready: Ready,
+    opts: &ScanOptions,
+    mut room: Option<Room>,
+) -> FileOutcome {
+    let Ready {
+        mut out,
+        lang,
+        text,
+        plan,
+    } = ready;
+    let Some((tree, parsed_whole)) = parse(lang, &text, &plan, |whole| {
+        if let Some(room) = room.as_mut() {
+            room.grow(whole);
+        }
+    }) else {
         out.skipped = true;
         return out;
     };
@@ -516,8 +661,16 @@ fn scan_bytes(file: &Candidate, bytes: Vec<u8>, opts: &ScanOptions) -> FileOutco
             (f, sev, at)
         })
         .collect();
+    drop((tree, room));
+    if out.parsed_bytes >= TRIM_AFTER_PARSE_BYTES {
+        return_free_memory();
+    }
     out
 }
+
+/// After a parse of at least this many bytes, the memory its tree used goes back to the system
+/// (see [`return_free_memory`]; a tree of 64 KB is about 2 MB).
+const TRIM_AFTER_PARSE_BYTES: u64 = 64 * 1024;
 
 /// The prefilter and the plan: `None` when the file holds no candidate; else its text (lossy
 /// for non-UTF-8 files) and what to parse of it.
@@ -556,8 +709,14 @@ fn planned(lang: Lang, bytes: Vec<u8>, opts: &ScanOptions) -> Option<(String, Pl
 
 /// Parses the planned ranges with the thread's parser of the language, or the whole text; true
 /// when the whole text was parsed after a planned parse (whose tree had a syntax error that
-/// may come from the cut).
-fn parse(lang: Lang, text: &str, plan: &Plan) -> Option<(tree_sitter::Tree, bool)> {
+/// may come from the cut, or whose ranges the parser refused); `whole` is called with the
+/// text's size first (the room to take for it).
+fn parse(
+    lang: Lang,
+    text: &str,
+    plan: &Plan,
+    whole: impl FnOnce(u64),
+) -> Option<(tree_sitter::Tree, bool)> {
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let parser = parsers.entry(lang).or_insert_with(|| {
@@ -566,17 +725,20 @@ fn parse(lang: Lang, text: &str, plan: &Plan) -> Option<(tree_sitter::Tree, bool
                 .expect("bundled grammars match the tree-sitter core");
             p
         });
+        // Whether the file is parsed whole after all: the partial tree has a syntax error, or
+        // the parser refused the ranges (the stats then count the whole file, as parsed).
         let mut again = false;
         if let Plan::Ranges(ranges) = plan {
             let ranges = ts_ranges(text.as_bytes(), ranges);
+            again = true;
             if parser.set_included_ranges(&ranges).is_ok() {
                 let partial = parser.parse(text.as_bytes(), None);
                 let _ = parser.set_included_ranges(&[]);
                 if let Some(t) = partial.filter(|t| !t.root_node().has_error()) {
                     return Some((t, false));
                 }
-                again = true;
             }
+            whole(text.len() as u64);
         }
         parser.parse(text.as_bytes(), None).map(|t| (t, again))
     })
@@ -744,4 +906,93 @@ fn char_column(text: &[u8], starts: &[usize], (row, col): (usize, usize)) -> u32
 /// Every rule of the static scan, for `--select/--ignore` validation and docs.
 pub fn rules() -> impl Iterator<Item = &'static Rule> {
     crate::catalog::all().filter(|r| r.check == Check::StaticScan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ready(parsed: u64) -> Ready {
+        Ready {
+            out: FileOutcome {
+                parsed_bytes: parsed,
+                ..FileOutcome::default()
+            },
+            lang: Lang::JavaScript,
+            text: "x".repeat(16),
+            plan: Plan::Whole,
+        }
+    }
+
+    #[test]
+    fn large_parses_share_the_budget_and_wait_deferred_small_ones_never_wait() {
+        let big = LARGE_PARSES_IN_FLIGHT_BYTES * 3 / 4;
+        let budget = Budget::new(LARGE_PARSES_IN_FLIGHT_BYTES);
+        let (_, first) = budget
+            .take_or_defer(0, ready(big))
+            .expect("room when none is used");
+        // A second large parse does not fit: deferred, not run, and nothing waits.
+        assert!(budget.take_or_defer(1, ready(big)).is_none());
+        assert!(budget.deferred_that_fits().is_none());
+        // Small parses never count.
+        let (_, small) = budget
+            .take_or_defer(2, ready(LARGE_PARSE_BYTES - 1))
+            .expect("a small parse runs");
+        assert_eq!(small.bytes, 0);
+        // A parse larger than the whole budget runs alone, once the room is free.
+        assert!(
+            budget
+                .take_or_defer(3, ready(LARGE_PARSES_IN_FLIGHT_BYTES * 2))
+                .is_none()
+        );
+        drop(first);
+        let (i, _, room) = budget.deferred_that_fits().expect("room given back");
+        assert!(i == 1 || i == 3);
+        assert!(budget.deferred_that_fits().is_none(), "one at a time");
+        drop(room);
+        let (j, _, room) = budget.next_deferred().expect("the other one");
+        assert_ne!(i, j);
+        drop(room);
+        assert!(budget.next_deferred().is_none());
+        assert_eq!(budget.lock().used, 0);
+        assert_eq!(budget.lock().deferred_text, 0);
+    }
+
+    #[test]
+    fn a_room_grows_for_the_whole_file_and_is_given_back_when_dropped() {
+        let budget = Budget::new(LARGE_PARSES_IN_FLIGHT_BYTES);
+        let (_, mut room) = budget
+            .take_or_defer(0, ready(LARGE_PARSE_BYTES))
+            .expect("room");
+        room.grow(LARGE_PARSES_IN_FLIGHT_BYTES / 2);
+        assert_eq!(budget.lock().used, LARGE_PARSES_IN_FLIGHT_BYTES / 2);
+        // Growing to less keeps what it has.
+        room.grow(LARGE_PARSE_BYTES);
+        assert_eq!(budget.lock().used, LARGE_PARSES_IN_FLIGHT_BYTES / 2);
+        drop(room);
+        assert_eq!(budget.lock().used, 0);
+    }
+
+    #[test]
+    fn a_worker_waits_for_room_when_the_deferred_files_hold_too_much_text() {
+        let budget = std::sync::Arc::new(Budget::new(LARGE_PARSES_IN_FLIGHT_BYTES));
+        let big = LARGE_PARSES_IN_FLIGHT_BYTES;
+        let (_, first) = budget.take_or_defer(0, ready(big)).expect("room");
+        let mut held = ready(big);
+        held.text = "x".repeat(DEFERRED_TEXT_BYTES);
+        assert!(budget.take_or_defer(1, held).is_none(), "deferred");
+        let waiter = {
+            let budget = budget.clone();
+            std::thread::spawn(move || {
+                let (_, room) = budget
+                    .take_or_defer(2, ready(big))
+                    .expect("waits, then runs");
+                room.bytes
+            })
+        };
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(!waiter.is_finished(), "it waits while the room is taken");
+        drop(first);
+        assert_eq!(waiter.join().expect("no panic"), big);
+    }
 }
