@@ -173,10 +173,11 @@ pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
             bind_bound(src, s, names);
         }
     });
+    let binders = keep_binders(src, &stmts, &keep);
     let mut ranges: Vec<(Range<usize>, usize)> = Vec::new();
     let mut all = true;
     for (i, s) in stmts.iter().enumerate() {
-        if !(keep[i] || s.import || s.end - s.start <= SHORT_STATEMENT) {
+        if !(keep[i] || s.import || binders[i]) {
             all = false;
             continue;
         }
@@ -206,6 +207,50 @@ pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
     } else {
         Plan::Ranges(ranges)
     }
+}
+
+/// The short statements without a candidate that the kept code needs: those that bind or
+/// declare a name it mentions (up to three steps: `var opts = {...}` read by `pino(opts)`, `var
+/// dest = opts.dest`), and those that mention a name a kept statement declares (a kept
+/// `function out()` used by `out().write(x)`). Other short statements are left out (a bundle's
+/// thousands of `var f = (x) => ...` helpers).
+fn keep_binders(src: &[u8], stmts: &[Stmt], keep: &[bool]) -> Vec<bool> {
+    let mut added = vec![false; stmts.len()];
+    let defined: WordSet = stmts
+        .iter()
+        .zip(keep)
+        .filter(|(_, k)| **k)
+        .flat_map(|(s, _)| s.declared.iter().map(|(r, _)| &src[r.clone()]))
+        .collect();
+    let mut used: WordSet = WordSet::default();
+    let mut read = vec![false; stmts.len()];
+    for _ in 0..3 {
+        for (i, s) in stmts.iter().enumerate() {
+            if (keep[i] || added[i] || s.import) && !read[i] {
+                read[i] = true;
+                used.extend(s.idents.iter().map(|r| &src[r.clone()]));
+            }
+        }
+        let mut grew = false;
+        for (i, s) in stmts.iter().enumerate() {
+            if !keep[i]
+                && !added[i]
+                && s.end - s.start <= SHORT_STATEMENT
+                && (s.bound.iter().any(|r| used.contains(&src[r.clone()]))
+                    || s.declared
+                        .iter()
+                        .any(|(r, _)| used.contains(&src[r.clone()]))
+                    || s.idents.iter().any(|r| defined.contains(&src[r.clone()])))
+            {
+                added[i] = true;
+                grew = true;
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    added
 }
 
 /// A top-level statement of minified code: more bytes than this per line end (template text
@@ -1352,6 +1397,33 @@ mod tests {
             javascript_planned(lines.as_bytes(), 0),
             Plan::Ranges(_)
         ));
+    }
+
+    #[test]
+    fn javascript_keeps_the_short_statements_that_bind_what_kept_code_uses() {
+        let filler: String = (0..40)
+            .map(|n| format!("function f{n}(a, b) {{\n  return a * {n} + b;\n}}\n"))
+            .collect();
+        let src = format!(
+            "const pino = require('pino');\nvar level = 'info';\nvar opts = {{ level }};\nvar helper = (x) => x + 1;\n\
+             {filler}pino(opts).info(1);\nfunction out() {{\n  return process.stdout;\n}}\n\
+             out().write('x');\n{filler}"
+        );
+        let kept = kept_text(&src).concat();
+        assert!(kept.contains("pino(opts)"), "{kept}");
+        assert!(
+            kept.contains("var opts = { level };"),
+            "what a kept call reads: {kept}"
+        );
+        assert!(kept.contains("var level = 'info';"), "two steps: {kept}");
+        assert!(
+            kept.contains("out().write('x');"),
+            "uses a kept function: {kept}"
+        );
+        assert!(
+            !kept.contains("var helper"),
+            "binds nothing kept code uses: {kept}"
+        );
     }
 
     #[test]
