@@ -32,7 +32,8 @@ type WordSet<'a> = HashSet<&'a [u8], std::hash::BuildHasherDefault<FastHasher>>;
 /// pays off on big modules, and whole files keep parse-error notes exact in typical server code.
 pub const DEFAULT_REGION_MIN_BYTES: usize = 8 * 1024;
 
-/// Short top-level statements are always kept (constants, aliases, `__all__`).
+/// Top-level statements this short are kept when the kept code needs them (they bind a name it
+/// uses, or use a function or class it declares): constants, aliases, options, `__all__`.
 const SHORT_STATEMENT: usize = 512;
 
 /// Strings longer than this are prose (docstrings, messages), never a module name, an option
