@@ -5,8 +5,8 @@
 mod blocks;
 
 use super::{
-    Plan, SHORT_STATEMENT, Stmt, Vocab, WordSet, bind_bound, follow_aliases, is_ident,
-    is_ident_start, owner_before, push_range, word_at,
+    Plan, Stmt, Vocab, WordSet, bind_bound, follow_aliases, is_ident, is_ident_start, keep_binders,
+    owner_before, push_range, word_at,
 };
 use crate::scan::lang::Lang;
 use crate::scan::sinks::javascript::{GLOBAL_OBJECTS, GLOBALS};
@@ -173,7 +173,7 @@ pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
             bind_bound(src, s, names);
         }
     });
-    let binders = keep_binders(src, &stmts, &keep);
+    let binders = javascript_binders(src, &stmts, &keep);
     let mut ranges: Vec<(Range<usize>, usize)> = Vec::new();
     let mut all = true;
     for (i, s) in stmts.iter().enumerate() {
@@ -209,48 +209,18 @@ pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
     }
 }
 
-/// The short statements without a candidate that the kept code needs: those that bind or
-/// declare a name it mentions (up to three steps: `var opts = {...}` read by `pino(opts)`, `var
-/// dest = opts.dest`), and those that mention a name a kept statement declares (a kept
-/// `function out()` used by `out().write(x)`). Other short statements are left out (a bundle's
-/// thousands of `var f = (x) => ...` helpers).
-fn keep_binders(src: &[u8], stmts: &[Stmt], keep: &[bool]) -> Vec<bool> {
-    let mut added = vec![false; stmts.len()];
+/// The short statements without a candidate that the kept code needs (see [`keep_binders`]):
+/// imports count as used, and the kept code's declarations (a kept `function out()` used by
+/// `out().write(x)`) as defined. Other short statements are left out (a bundle's thousands of
+/// `var f = (x) => ...` helpers).
+fn javascript_binders(src: &[u8], stmts: &[Stmt], keep: &[bool]) -> Vec<bool> {
     let defined: WordSet = stmts
         .iter()
         .zip(keep)
         .filter(|(_, k)| **k)
         .flat_map(|(s, _)| s.declared.iter().map(|(r, _)| &src[r.clone()]))
         .collect();
-    let mut used: WordSet = WordSet::default();
-    let mut read = vec![false; stmts.len()];
-    for _ in 0..3 {
-        for (i, s) in stmts.iter().enumerate() {
-            if (keep[i] || added[i] || s.import) && !read[i] {
-                read[i] = true;
-                used.extend(s.idents.iter().map(|r| &src[r.clone()]));
-            }
-        }
-        let mut grew = false;
-        for (i, s) in stmts.iter().enumerate() {
-            if !keep[i]
-                && !added[i]
-                && s.end - s.start <= SHORT_STATEMENT
-                && (s.bound.iter().any(|r| used.contains(&src[r.clone()]))
-                    || s.declared
-                        .iter()
-                        .any(|(r, _)| used.contains(&src[r.clone()]))
-                    || s.idents.iter().any(|r| defined.contains(&src[r.clone()])))
-            {
-                added[i] = true;
-                grew = true;
-            }
-        }
-        if !grew {
-            break;
-        }
-    }
-    added
+    keep_binders(src, stmts, keep, &defined, |s| s.import, |_| true)
 }
 
 /// A top-level statement of minified code: more bytes than this per line end (template text

@@ -315,6 +315,52 @@ fn follow_aliases<'s>(
     names
 }
 
+/// The short statements without a candidate (and that `may_add`) the kept statements need:
+/// those that bind or declare a name the kept statements use, or one those use in turn, up to
+/// three steps (`ERR = sys.stderr` … `print(x, file=ERR)`; `var opts = {...}` … `pino(opts)`),
+/// and those that mention a name of `defined` (the kept functions and classes). The names of
+/// statements that `count` are used even when they are not kept.
+fn keep_binders(
+    src: &[u8],
+    stmts: &[Stmt],
+    keep: &[bool],
+    defined: &WordSet,
+    count: impl Fn(&Stmt) -> bool,
+    may_add: impl Fn(&Stmt) -> bool,
+) -> Vec<bool> {
+    let mut added = vec![false; stmts.len()];
+    let mut used: WordSet = WordSet::default();
+    let mut read = vec![false; stmts.len()];
+    for _ in 0..3 {
+        for (i, s) in stmts.iter().enumerate() {
+            if (keep[i] || added[i] || count(s)) && !read[i] {
+                read[i] = true;
+                used.extend(s.idents.iter().map(|r| &src[r.clone()]));
+            }
+        }
+        let mut grew = false;
+        for (i, s) in stmts.iter().enumerate() {
+            if !keep[i]
+                && !added[i]
+                && may_add(s)
+                && s.end - s.start <= SHORT_STATEMENT
+                && (s.bound.iter().any(|r| used.contains(&src[r.clone()]))
+                    || s.declared
+                        .iter()
+                        .any(|(r, _)| used.contains(&src[r.clone()]))
+                    || s.idents.iter().any(|r| defined.contains(&src[r.clone()])))
+            {
+                added[i] = true;
+                grew = true;
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    added
+}
+
 /// The names statement `s` binds (see [`Stmt::bound`]) join `names`.
 fn bind_bound<'s>(src: &'s [u8], s: &Stmt, names: &mut WordSet<'s>) {
     names.extend(s.bound.iter().map(|r| &src[r.clone()]));

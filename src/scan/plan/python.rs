@@ -3,8 +3,8 @@
 //! by member.
 
 use super::{
-    Plan, SHORT_STATEMENT, Stmt, Vocab, WordSet, bind_bound, follow_aliases, is_ident,
-    is_ident_start, owner_before, push_range, word_at,
+    Plan, Stmt, Vocab, WordSet, bind_bound, follow_aliases, is_ident, is_ident_start, keep_binders,
+    owner_before, push_range, word_at,
 };
 use crate::scan::lang::Lang;
 use std::ops::Range;
@@ -95,7 +95,7 @@ fn lexed(src: &[u8], region_min_bytes: usize) -> Plan {
         }
     });
     // What the kept statements use, where it is bound.
-    let bind_kept = keep_binders(src, &stmts, &keep);
+    let bind_kept = python_binders(src, &stmts, &keep);
     let mut ranges: Vec<(Range<usize>, usize)> = Vec::new();
     let mut all = true;
     for (i, s) in stmts.iter().enumerate() {
@@ -447,47 +447,19 @@ impl<'s, 'a> Lexer<'s, 'a> {
     }
 }
 
-/// The short simple statements (assignments, imports, calls) the kept statements need: those
-/// that bind a name the kept statements use, or one those use in turn, up to three steps
-/// (`ERR = sys.stderr` … `print(x, file=ERR)`), and those that use a kept class or function
-/// (`Out.stream.write(x)`, `get_out().write(x)`). Other statements without a candidate cannot
-/// change a finding: every sink, stream and redirection the analyzer knows is spelled with a
-/// candidate word, and what it resolves, it resolves by name.
-fn keep_binders(src: &[u8], stmts: &[Stmt], keep: &[bool]) -> Vec<bool> {
-    let mut added = vec![false; stmts.len()];
-    let mut used: WordSet = WordSet::default();
+/// The short simple statements the kept ones need (see [`keep_binders`]); the kept classes and
+/// functions are those a statement uses by name (`Out.stream.write(x)`, `get_out().write(x)`).
+/// Other statements without a candidate cannot change a finding: every sink, stream and
+/// redirection the analyzer knows is spelled with a candidate word, and what it resolves, it
+/// resolves by name.
+fn python_binders(src: &[u8], stmts: &[Stmt], keep: &[bool]) -> Vec<bool> {
     let defined: WordSet = stmts
         .iter()
         .zip(keep)
         .filter(|(s, k)| **k && s.block)
         .filter_map(|(s, _)| s.name.clone().map(|r| &src[r]))
         .collect();
-    let mut read = vec![false; stmts.len()];
-    for _ in 0..3 {
-        for (i, s) in stmts.iter().enumerate() {
-            if (keep[i] || added[i]) && !read[i] {
-                read[i] = true;
-                used.extend(s.idents.iter().map(|r| &src[r.clone()]));
-            }
-        }
-        let mut grew = false;
-        for (i, s) in stmts.iter().enumerate() {
-            if !keep[i]
-                && !added[i]
-                && !s.block
-                && s.end - s.start <= SHORT_STATEMENT
-                && (s.bound.iter().any(|r| used.contains(&src[r.clone()]))
-                    || s.idents.iter().any(|r| defined.contains(&src[r.clone()])))
-            {
-                added[i] = true;
-                grew = true;
-            }
-        }
-        if !grew {
-            break;
-        }
-    }
-    added
+    keep_binders(src, stmts, keep, &defined, |_| false, |s| !s.block)
 }
 
 /// The names an import binds that can matter: those that bring in something the sink table
@@ -795,7 +767,7 @@ fn block_parts<'s>(
     }
     // What the kept members use, where it is bound (`stream = sys.stderr` in a class body …
     // `print(x, file=self.stream)` in a method).
-    let binders = keep_binders(src, &members, &keep);
+    let binders = python_binders(src, &members, &keep);
     for (k, b) in keep.iter_mut().zip(binders) {
         *k |= b;
     }
