@@ -174,6 +174,7 @@ pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
         }
     });
     let binders = javascript_binders(src, &stmts, &keep);
+    let modules = module_names(src, &stmts);
     let mut ranges: Vec<(Range<usize>, usize)> = Vec::new();
     let mut all = true;
     for (i, s) in stmts.iter().enumerate() {
@@ -189,6 +190,7 @@ pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
                 s.start..s.end,
                 s.row,
                 &names,
+                &modules,
                 region_min_bytes / 16,
                 &forced,
             )
@@ -207,6 +209,25 @@ pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
     } else {
         Plan::Ranges(ranges)
     }
+}
+
+/// The names the top-level statements write only with a module object
+/// (`var util = require("util")`; see `blocks::module_value`).
+fn module_names<'s>(src: &'s [u8], stmts: &[Stmt]) -> WordSet<'s> {
+    let mut modules = WordSet::default();
+    let mut others = WordSet::default();
+    for s in stmts {
+        for (k, w) in s.writes.iter().enumerate() {
+            let value = s.values.get(k).cloned().unwrap_or(WHOLE);
+            if src.get(value).is_some_and(blocks::module_value) {
+                modules.insert(&src[w.clone()]);
+            } else {
+                others.insert(&src[w.clone()]);
+            }
+        }
+    }
+    modules.retain(|w| !others.contains(w));
+    modules
 }
 
 /// The short statements without a candidate that the kept code needs (see [`keep_binders`]):

@@ -778,6 +778,26 @@ pub fn continuations(lang: Lang) -> Vec<(&'static str, Vec<&'static str>)> {
     out
 }
 
+/// Every member a row or an alias names after its first segment (`console.log` → `log`;
+/// `consola.withTag()` → `withTag`; `pino.default` → `default`): a module object read as
+/// `m.other` with `other` not among them reaches no row.
+pub fn member_words(lang: Lang) -> Vec<&'static str> {
+    let Some(t) = table(lang) else {
+        return Vec::new();
+    };
+    let aliases = t.aliases.iter().flat_map(|(from, to)| [*from, *to]);
+    let mut out: Vec<&'static str> = Vec::new();
+    for name in t.names().chain(aliases) {
+        for seg in name.split('.').skip(1) {
+            let seg = seg.trim_end_matches("()");
+            if !seg.is_empty() && !out.contains(&seg) {
+                out.push(seg);
+            }
+        }
+    }
+    out
+}
+
 /// How a plan recognizes a write to file descriptor 1 spelled without a candidate word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FdWord {

@@ -40,15 +40,28 @@
 //! again.
 
 use super::{Lexer, RESERVED, RETURNED, Rows, WHOLE, force_hits, is_ident, within};
-use crate::scan::lang::FastHasher;
+use crate::scan::lang::{FastHasher, Lang};
 use crate::scan::plan::{SHORT_STATEMENT, Stmt, WordSet, push_range};
+use crate::scan::sinks;
 use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 use std::ops::Range;
+use std::sync::LazyLock;
 
 /// A name as resolved: the scope that declares it (0: the file) or [`MEMBER`], and the name.
 type Key<'s> = (u32, &'s [u8]);
 type KeySet<'s> = HashSet<Key<'s>, BuildHasherDefault<FastHasher>>;
+/// A name mentioned, and whether it is read as `name.member` (through any `.default`) with a
+/// member no row names: a module object read so reaches no row (`util.inspect`).
+type Mention<'s> = (Key<'s>, bool);
+
+/// The members a row or an alias names (`log`, `write`, `stdout`, `spawn`, `default`, ...).
+static MEMBER_WORDS: LazyLock<WordSet<'static>> = LazyLock::new(|| {
+    sinks::member_words(Lang::JavaScript)
+        .into_iter()
+        .map(str::as_bytes)
+        .collect()
+});
 
 /// The scope of member names (`a.name`): they are matched by name alone.
 const MEMBER: u32 = u32::MAX;
@@ -57,7 +70,7 @@ const MEMBER: u32 = u32::MAX;
 #[derive(Default)]
 struct Source<'s> {
     hit: bool,
-    mentions: Vec<Key<'s>>,
+    mentions: Vec<Mention<'s>>,
     /// It holds stdout (given what carries stdout so far).
     carried: bool,
     /// It may be a function, whose calls the analyzer resolves to what it returns (a
@@ -93,7 +106,10 @@ struct Node<'s> {
     scope: u32,
     /// The names of the statement (split: of its header) as resolved, and those it declares
     /// or assigns.
-    mentions: Vec<Key<'s>>,
+    mentions: Vec<Mention<'s>>,
+    /// The names it writes with a module object (`var util2 = require("util")`), and those
+    /// it writes with anything else.
+    module_writes: Vec<(Key<'s>, bool)>,
     /// The names written, each with its value (an index into `sources`).
     writes: Vec<(Key<'s>, usize)>,
     sources: Vec<Source<'s>>,
@@ -115,6 +131,7 @@ pub(super) fn block_parts(
     span: Range<usize>,
     row: usize,
     names: &WordSet,
+    modules: &WordSet,
     min_bytes: usize,
     forced: &[usize],
 ) -> Option<Vec<(Range<usize>, usize)>> {
@@ -137,6 +154,8 @@ pub(super) fn block_parts(
             parent: 0,
             declared: WordSet::default(),
         }],
+        modules: modules.iter().map(|&w| (0, w)).collect(),
+        not_modules: KeySet::default(),
     };
     // The names the kept top-level statements bind: the file's, or members.
     for &w in names {
@@ -173,6 +192,10 @@ struct Tree<'s> {
     carried_names: WordSet<'s>,
     /// The planned bodies; 0 is the file.
     scopes: Vec<Scope<'s>>,
+    /// Names written with a module object, and names written with anything else: a name
+    /// only ever written with a module object is one (see [`Mention`]).
+    modules: KeySet<'s>,
+    not_modules: KeySet<'s>,
 }
 
 impl<'s> Tree<'s> {
@@ -252,13 +275,15 @@ impl<'s> Tree<'s> {
         s: &Stmt,
         mine: impl Fn(usize) -> bool,
     ) {
-        let keys: Vec<Option<Key<'s>>> = s
+        let keys: Vec<Option<Mention<'s>>> = s
             .idents
             .iter()
-            .map(|r| {
+            .enumerate()
+            .map(|(j, r)| {
                 mine(r.start)
                     .then(|| self.mention(scope(r.start), r))
                     .flatten()
+                    .map(|k| (k, k.0 != MEMBER && other_member(self.src, &s.idents, j)))
             })
             .collect();
         node.mentions.extend(keys.iter().flatten().copied());
@@ -305,6 +330,10 @@ impl<'s> Tree<'s> {
                 }
             };
             node.writes.push((key, at));
+            if key.0 != MEMBER {
+                node.module_writes
+                    .push((key, self.src.get(value.clone()).is_some_and(module_value)));
+            }
             let declared = s
                 .declared
                 .binary_search_by_key(&r.start, |(d, _)| d.start)
@@ -420,8 +449,10 @@ impl<'s> Tree<'s> {
         for (m, id) in members {
             children.push(self.nodes.len());
             let leaf = self.leaf(m, i, id, depth + 1);
+            self.note_modules(&leaf);
             self.nodes.push(leaf);
         }
+        self.note_modules(&header);
         let n = &mut self.nodes[i];
         (n.bodies, n.children) = (bodies, children);
         (n.mentions, n.writes, n.sources) = (header.mentions, header.writes, header.sources);
@@ -442,8 +473,20 @@ impl<'s> Tree<'s> {
             let (was_kept, was_carrying) = (n.kept, n.carries);
             n.kept = true;
             n.carries |= carries;
+            // A statement kept for what it binds (no candidate reaches it) needs the bindings
+            // of its plain names, not of its members: members are matched by name alone, and
+            // in a bundle every kept binder's members would pull in every class that has one.
+            let full = carries || n.hit;
             if !was_kept {
-                self.used.extend(n.mentions.iter().copied());
+                self.used.extend(
+                    n.mentions
+                        .iter()
+                        .map(|m| m.0)
+                        .filter(|k| full || k.0 != MEMBER),
+                );
+            } else if full && !was_carrying {
+                self.used
+                    .extend(n.mentions.iter().map(|m| m.0).filter(|k| k.0 == MEMBER));
             }
             if carries
                 && k != i
@@ -469,16 +512,36 @@ impl<'s> Tree<'s> {
         }
     }
 
+    /// Whether mention `m` reads a name that carries stdout: a module object read as
+    /// `m.other` (see [`Mention`]) does not.
+    fn carrying(&self, m: &Mention<'s>) -> bool {
+        self.carried.contains(&m.0)
+            && !(m.1 && self.modules.contains(&m.0) && !self.not_modules.contains(&m.0))
+    }
+
+    /// Records the names node `n` writes with and without a module object.
+    fn note_modules(&mut self, n: &Node<'s>) {
+        for &(key, module) in &n.module_writes {
+            if module {
+                self.modules.insert(key);
+            } else {
+                self.not_modules.insert(key);
+            }
+        }
+    }
+
     /// Node `i` as it stands: (carries stdout, is kept) given what is kept so far.
     fn pulled(&self, i: usize) -> (bool, bool) {
         let n = &self.nodes[i];
-        let carries = !n.carries && (n.hit || n.mentions.iter().any(|k| self.carried.contains(k)));
+        let carries = !n.carries && (n.hit || n.mentions.iter().any(|m| self.carrying(m)));
         // A short statement of a kept body is parsed with it (see `emit`): when it mentions a
         // name that carries stdout somewhere, the binding it reads decides whether its name
         // is that one (`const log = () => {}` shadows a `log` taken from `console`).
         let with_body = n.short
             && n.parent.is_some_and(|p| self.nodes[p].kept)
-            && n.mentions.iter().any(|k| self.carried_names.contains(k.1));
+            && n.mentions
+                .iter()
+                .any(|m| self.carried_names.contains(m.0.1));
         let kept =
             !n.kept && (carries || with_body || n.writes.iter().any(|w| self.used.contains(&w.0)));
         (carries, kept)
@@ -487,18 +550,24 @@ impl<'s> Tree<'s> {
     /// Marks the values of carrying node `i` that hold stdout (a candidate, or a name that
     /// carries it), and their names as carrying; true when one was new.
     fn carry_sources(&mut self, i: usize) -> bool {
+        let (carried, modules, not_modules) = (&self.carried, &self.modules, &self.not_modules);
+        let mut added: Vec<Key<'s>> = Vec::new();
+        let carrying = |m: &Mention<'s>, added: &[Key<'s>]| {
+            (carried.contains(&m.0) || added.contains(&m.0))
+                && !(m.1 && modules.contains(&m.0) && !not_modules.contains(&m.0))
+        };
         let n = &mut self.nodes[i];
         let mut changed = false;
         for (k, s) in n.sources.iter_mut().enumerate() {
-            if !s.carried && (s.hit || s.mentions.iter().any(|m| self.carried.contains(m))) {
+            if !s.carried && (s.hit || s.mentions.iter().any(|m| carrying(m, &added))) {
                 s.carried = true;
                 changed = true;
-                let names = n.writes.iter().filter(|w| w.1 == k).map(|w| w.0);
-                for key in names {
-                    self.carried.insert(key);
-                    self.carried_names.insert(key.1);
-                }
+                added.extend(n.writes.iter().filter(|w| w.1 == k).map(|w| w.0));
             }
+        }
+        for key in added {
+            self.carried.insert(key);
+            self.carried_names.insert(key.1);
         }
         changed
     }
@@ -652,6 +721,74 @@ fn is_member(src: &[u8], start: usize) -> bool {
     before.ends_with(b".") && !before.ends_with(b"...")
 }
 
+/// Whether the identifier `idents[j]` is read as `name.member` (through any `.default`, spaces
+/// allowed around the dots) with a member no row names ([`MEMBER_WORDS`]). Anything else after
+/// it (a call, a subscript, a comment, the name alone) is no such read.
+fn other_member(src: &[u8], idents: &[Range<usize>], j: usize) -> bool {
+    let mut k = j;
+    loop {
+        let rest = &src[idents[k].end..];
+        let after = rest.trim_ascii_start();
+        let after = match after.strip_prefix(b"?.") {
+            Some(a) => a,
+            None => match after.strip_prefix(b".") {
+                Some(a) => a,
+                None => return false,
+            },
+        };
+        let at = src.len() - after.trim_ascii_start().len();
+        let Some(next) = idents.get(k + 1).filter(|r| r.start == at) else {
+            return false;
+        };
+        match &src[next.clone()] {
+            b"default" => k += 1,
+            m => return !MEMBER_WORDS.contains(m),
+        }
+    }
+}
+
+/// Whether a value is a module object: `require("m")`, perhaps inside one helper call that
+/// only wraps it (`__toESM(require("m"), 1)`, `__importStar(require("m"))`).
+pub(super) fn module_value(v: &[u8]) -> bool {
+    // A value's span starts at its `=`.
+    let v = v.trim_ascii();
+    let v = v.strip_prefix(b"=").unwrap_or(v).trim_ascii_start();
+    let ident = |c: u8| is_ident(c) || c == b'$';
+    let (inner, wrapped) = match v.iter().position(|&c| !ident(c)) {
+        Some(p) if p > 0 && v[p] == b'(' && &v[..p] != b"require" => (&v[p + 1..], true),
+        _ => (v, false),
+    };
+    let Some(rest) = inner.trim_ascii_start().strip_prefix(b"require") else {
+        return false;
+    };
+    let Some(rest) = rest.trim_ascii_start().strip_prefix(b"(") else {
+        return false;
+    };
+    let rest = rest.trim_ascii_start();
+    let Some(&quote) = rest.first().filter(|&&q| q == b'"' || q == b'\'') else {
+        return false;
+    };
+    let Some(close) = rest[1..].iter().position(|&c| c == quote || c == b'\\') else {
+        return false;
+    };
+    if rest[1 + close] != quote {
+        return false;
+    }
+    let Some(tail) = rest[close + 2..].trim_ascii_start().strip_prefix(b")") else {
+        return false;
+    };
+    if wrapped {
+        // What follows the wrapped call: `)` or `, 1)`.
+        let tail = tail.trim_ascii();
+        tail.ends_with(b")")
+            && tail[..tail.len() - 1]
+                .iter()
+                .all(|&c| c.is_ascii_digit() || matches!(c, b',' | b' ' | b'!'))
+    } else {
+        tail.trim_ascii().is_empty()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::scan::plan::{Plan, javascript_planned};
@@ -669,6 +806,56 @@ mod tests {
             Plan::Ranges(r) => r.iter().map(|(r, _)| &src[r.clone()]).collect(),
             Plan::Whole => src.to_string(),
             Plan::Skip => String::new(),
+        }
+    }
+
+    #[test]
+    fn module_values_are_require_calls_alone() {
+        use super::module_value;
+        for v in [
+            "require(\"util\")",
+            " require('node:process') ",
+            "= require(\"util\")",
+            "__toESM(require(\"node:fs\"), 1)",
+            "__importStar(require(\"util\"))",
+        ] {
+            assert!(module_value(v.as_bytes()), "{v}");
+        }
+        for v in [
+            "require(\"util\").inspect",
+            "require(name)",
+            "wrap(require(\"util\"), opts)",
+            "f(g(require(\"util\")))",
+            "require(\"util\");",
+            "{ out: process.stdout }",
+        ] {
+            assert!(!module_value(v.as_bytes()), "{v}");
+        }
+    }
+
+    #[test]
+    fn a_module_object_read_for_a_member_no_row_names_carries_nothing() {
+        let filler = "    var total = item.size * 3 - item.depth + item.width;\n".repeat(8);
+        let src = bundle(&format!(
+            "var util2 = require(\"util\");\n\
+             var io = {{ out: process.stdout }};\n\
+             function inspect(a) {{\n{filler}  return util2.inspect(a);\n}}\n\
+             function dflt(a) {{\n{filler}  return util2.default.format(a);\n}}\n\
+             function logs(a) {{\n{filler}  util2.log(a);\n}}\n\
+             function deflog(a) {{\n{filler}  util2.default.log(a);\n}}\n\
+             function whole(a) {{\n{filler}  return use(util2);\n}}\n\
+             function member(a) {{\n{filler}  io.out.write(a);\n}}\n",
+        ));
+        let kept = kept(&src);
+        assert!(!kept.contains("function inspect"), "{kept}");
+        assert!(!kept.contains("function dflt"), "{kept}");
+        for wanted in [
+            "util2.log(a)",
+            "util2.default.log(a)",
+            "use(util2)",
+            "io.out.write(a)",
+        ] {
+            assert!(kept.contains(wanted), "{wanted}: {kept}");
         }
     }
 
