@@ -14,7 +14,14 @@
 //!   a kept statement mentions: the bindings the analyzer resolves those names to
 //!   (`const opts = {}` for `pino(opts)`, a local named `console`);
 //! - the headers around a kept statement are kept (a function's parameters are bindings too),
-//!   and so are the short simple statements of a kept body.
+//!   and so are the short simple statements of a kept body;
+//! - a statement kept only for what it binds adds its plain names to what is used, not its
+//!   members (`other.value`): the analyzer reads a member only from its object's own literal,
+//!   which the plain name's binding brings, and members matched by name alone would pull in
+//!   every class of a bundle that assigns one;
+//! - a name written only with a module object (`var util2 = require("util")`) carries stdout
+//!   only where it is read whole or for a member a row or alias names (`util2.log`,
+//!   `util2.default.log`), not as `util2.inspect(x)`.
 //!
 //! Names written only by kept statements that carry nothing are no candidates: what they are
 //! bound to holds no candidate and mentions no name that carries stdout, so no statement that
@@ -807,6 +814,23 @@ mod tests {
             Plan::Whole => src.to_string(),
             Plan::Skip => String::new(),
         }
+    }
+
+    #[test]
+    fn a_statement_kept_for_its_binding_pulls_in_no_member_writes() {
+        let filler = "    var total = item.size * 3 - item.depth + item.width;\n".repeat(8);
+        let src = bundle(&format!(
+            "function loud() {{\n{filler}  console.log(opts);\n}}\n\
+             var opts = build(other.value);\n\
+             function Setter() {{\n{filler}  this.value = compute();\n}}\n\
+             function Writer() {{\n{filler}  this.out = process.stdout;\n}}\n\
+             function user(w) {{\n{filler}  w.out.write(1);\n}}\n",
+        ));
+        let kept = kept(&src);
+        assert!(kept.contains("var opts = build(other.value)"), "{kept}");
+        assert!(!kept.contains("function Setter"), "{kept}");
+        assert!(kept.contains("w.out.write(1)"), "{kept}");
+        assert!(kept.contains("this.out = process.stdout"), "{kept}");
     }
 
     #[test]
