@@ -522,8 +522,7 @@ impl<'s> Tree<'s> {
     /// Whether mention `m` reads a name that carries stdout: a module object read as
     /// `m.other` (see [`Mention`]) does not.
     fn carrying(&self, m: &Mention<'s>) -> bool {
-        self.carried.contains(&m.0)
-            && !(m.1 && self.modules.contains(&m.0) && !self.not_modules.contains(&m.0))
+        self.carried.contains(&m.0) && !inert(m, &self.modules, &self.not_modules)
     }
 
     /// Records the names node `n` writes with and without a module object.
@@ -560,8 +559,7 @@ impl<'s> Tree<'s> {
         let (carried, modules, not_modules) = (&self.carried, &self.modules, &self.not_modules);
         let mut added: Vec<Key<'s>> = Vec::new();
         let carrying = |m: &Mention<'s>, added: &[Key<'s>]| {
-            (carried.contains(&m.0) || added.contains(&m.0))
-                && !(m.1 && modules.contains(&m.0) && !not_modules.contains(&m.0))
+            (carried.contains(&m.0) || added.contains(&m.0)) && !inert(m, modules, not_modules)
         };
         let n = &mut self.nodes[i];
         let mut changed = false;
@@ -726,6 +724,12 @@ pub(super) fn function_value(value: &[u8]) -> bool {
 fn is_member(src: &[u8], start: usize) -> bool {
     let before = src[..start].trim_ascii_end();
     before.ends_with(b".") && !before.ends_with(b"...")
+}
+
+/// Whether mention `m` reads a module object (a name only ever written with one) for a member
+/// no row names: such a read carries nothing.
+fn inert(m: &Mention, modules: &KeySet, not_modules: &KeySet) -> bool {
+    m.1 && modules.contains(&m.0) && !not_modules.contains(&m.0)
 }
 
 /// Whether the identifier `idents[j]` is read as `name.member` (through any `.default`, spaces
