@@ -11,6 +11,7 @@ use super::{
 use crate::scan::lang::Lang;
 use crate::scan::sinks::javascript::{GLOBAL_OBJECTS, GLOBALS};
 use blocks::block_parts;
+use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::LazyLock;
 
@@ -166,12 +167,34 @@ pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
         return Plan::Whole;
     }
     let mut keep: Vec<bool> = stmts.iter().map(|s| s.hit).collect();
+    // The large function bodies of each large statement the alias pass binds from (lexed once).
+    let large = (region_min_bytes / 16).max(1);
+    let mut bodies_of: HashMap<usize, Vec<Range<usize>>> = HashMap::new();
     let names = follow_aliases(src, &stmts, &mut keep, |s, names| {
         if s.minified {
-            carried_writes(src, s, names);
-        } else {
-            bind_bound(src, s, names);
+            let carried = carried_writes(src, s, names, &[]);
+            names.extend(carried);
+            return;
         }
+        let bodies: &[Range<usize>] = if s.end - s.start >= large && !s.bound.is_empty() {
+            bodies_of
+                .entry(s.start)
+                .or_insert_with(|| large_bodies(src, s, large))
+        } else {
+            &[]
+        };
+        if bodies.is_empty() {
+            bind_bound(src, s, names);
+            return;
+        }
+        // Of the names it binds, those its value carries outside its large bodies.
+        let carried = carried_writes(src, s, names, bodies);
+        names.extend(
+            s.bound
+                .iter()
+                .map(|r| &src[r.clone()])
+                .filter(|w| carried.contains(w)),
+        );
     });
     let binders = javascript_binders(src, &stmts, &keep);
     let modules = module_names(src, &stmts);
@@ -303,13 +326,30 @@ fn import_bound(src: &[u8], s: &Stmt) -> Vec<Range<usize>> {
 /// name when what it returns does, and a class's. Every word before a part's first `=` (the
 /// rule for other statements) would bind `for`, `if` and the short names minified code reuses
 /// everywhere, and keep the whole file.
-fn carried_writes<'s>(src: &'s [u8], s: &Stmt, names: &mut WordSet<'s>) {
-    let holds = |v: &Range<usize>| {
-        !within(&s.hits, v, |&p| p).is_empty()
+///
+/// A large statement binds the names it binds before its first `=` that this returns when
+/// given `bodies`, its large function bodies (see [`large_bodies`]): what stands in them reaches
+/// its names only through what a function returns. The analyzer resolves a call's result only for a same-file function it calls by
+/// name, so `var require_x = __commonJS({ "x"(exports) { ... console.log(...) ... } })` holds
+/// no stdout: the bundle's modules that require it need not be kept for it (the planned-body
+/// pass decides what inside it is kept).
+fn carried_writes<'s>(
+    src: &'s [u8],
+    s: &Stmt,
+    names: &WordSet<'s>,
+    bodies: &[Range<usize>],
+) -> Vec<&'s [u8]> {
+    let outside = |p: usize| !bodies.iter().any(|b| b.contains(&p));
+    // What a value holds outside the bodies, and what a `return` holds.
+    let holds_in = |v: &Range<usize>, all: bool| {
+        within(&s.hits, v, |&p| p)
+            .iter()
+            .any(|&p| all || outside(p))
             || within(&s.idents, v, |r| r.start)
                 .iter()
-                .any(|r| names.contains(&src[r.clone()]))
+                .any(|r| (all || outside(r.start)) && names.contains(&src[r.clone()]))
     };
+    let holds = |v: &Range<usize>| holds_in(v, true);
     let mut bound = Vec::new();
     for (k, w) in s.writes.iter().enumerate() {
         let v = s.values.get(k).cloned().unwrap_or(WHOLE);
@@ -320,17 +360,37 @@ fn carried_writes<'s>(src: &'s [u8], s: &Stmt, names: &mut WordSet<'s>) {
                 .any(holds)
         };
         let carried = match v {
-            WHOLE => true,
+            WHOLE => {
+                bodies.is_empty()
+                    || s.returns.iter().any(holds)
+                    || holds_in(&(s.start..s.end), false)
+            }
             RETURNED => s.returns.iter().any(holds),
             // A function carries what it returns.
             _ if blocks::function_value(&src[v.clone()]) => returned(&v),
-            _ => holds(&v),
+            _ => holds_in(&v, false),
         };
         if carried {
             bound.push(&src[w.clone()]);
         }
     }
-    names.extend(bound);
+    bound
+}
+
+/// The function bodies of at least `min_bytes` of statement `s` that no other body holds (the
+/// bodies the planned-body pass splits it at); none when the lexer cannot read it.
+fn large_bodies(src: &[u8], s: &Stmt, min_bytes: usize) -> Vec<Range<usize>> {
+    let mut lexed = Lexer::span(src, s.start..s.end, s.row, true);
+    lexed.run();
+    if lexed.depth != 0 || lexed.in_template || lexed.cur.malformed {
+        return Vec::new();
+    }
+    lexed
+        .bodies
+        .into_iter()
+        .map(|(b, _)| b)
+        .filter(|b| b.len() >= min_bytes)
+        .collect()
 }
 
 /// The items of `sorted` (in order of their positions, `at`) that stand in `r`.
@@ -1310,10 +1370,11 @@ mod tests {
 
     #[test]
     fn javascript_names_count_as_strings_only_where_a_module_or_member_is_named() {
-        // Module and member names are strings where a module is imported, a member is read by
-        // subscript, or a key is quoted; elsewhere the same text is data (a mime table's
+        // Module and member names are strings where a module is imported or a member is read
+        // by subscript; a quoted key counts as the word would unquoted (a module's name there
+        // is data: a domain list's `"ink"`); elsewhere the same text is data (a mime table's
         // extensions, an event's name). Values count anywhere, or as the value of their key.
-        let cases: [(&str, bool); 19] = [
+        let cases: [(&str, bool); 21] = [
             ("var eo = new Set(['inset', 'inherit', 'initial']);\n", true),
             ("i(a, () => [{ values: ['current', 'inherit'] }]);\n", true),
             (
@@ -1338,6 +1399,11 @@ mod tests {
             ("declare module 'winston' {}\n", false),
             ("globalThis['console'].info(x);\n", false),
             ("const o = { 'stdout': s };\n", false),
+            (
+                "module.exports = { \"ink\": { \"$\": 0 }, \"pino\": 1 };\n",
+                true,
+            ),
+            ("const { 'log': say } = console;\n", false),
             ("const a = { out: { type: 'console' } };\n", false),
             ("const a = { out: { \"type\": 'stdout' } };\n", false),
             (
@@ -1525,6 +1591,44 @@ mod tests {
         );
         assert_eq!(javascript(b"user. /* c */ console.log(1);"), Plan::Whole);
         assert_eq!(javascript(b"user.\n  console.log(1);"), Plan::Skip);
+    }
+
+    #[test]
+    fn a_bundled_module_holding_a_candidate_binds_nothing_for_the_modules_requiring_it() {
+        // `require_noisy` is the result of a call: the analyzer never follows it, so the
+        // modules that require it are not kept for it. A value that holds stdout outside its
+        // large bodies, or a function returning it, still binds its name.
+        let filler = "    total = total + item.size * 3 - item.depth;\n".repeat(16);
+        let module = |name: &str, body: &str| {
+            format!(
+                "var require_{name} = __commonJS({{\n  \"node_modules/{name}/index.js\"(exports, module) {{\n{filler}{body}  }}\n}});\n"
+            )
+        };
+        let mut src = String::from(
+            "var __commonJS = (cb, mod) => function __require() { return mod || (0, cb[Object.keys(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports; };\n",
+        );
+        src += &module("noisy", "    console.log('loaded');\n");
+        for n in 0..10 {
+            src += &module(
+                &format!("quiet{n}"),
+                "    var import_noisy = require_noisy();\n    import_noisy.helper();\n",
+            );
+        }
+        src += &format!("var stream = wrapStream(process.stdout, function () {{\n{filler}}});\n");
+        src += &format!("var getOut = function () {{\n{filler}  return process.stdout;\n}};\n");
+        src += "stream.write('x');\ngetOut().write('y');\n";
+        let kept = match javascript_planned(src.as_bytes(), super::super::DEFAULT_REGION_MIN_BYTES)
+        {
+            Plan::Ranges(r) => r
+                .iter()
+                .map(|(r, _)| src[r.clone()].to_string())
+                .collect::<String>(),
+            other => format!("{other:?}"),
+        };
+        assert!(kept.contains("console.log('loaded')"), "{kept}");
+        assert!(!kept.contains("import_noisy.helper()"), "{kept}");
+        assert!(kept.contains("stream.write('x')"), "{kept}");
+        assert!(kept.contains("getOut().write('y')"), "{kept}");
     }
 
     #[test]

@@ -169,7 +169,16 @@ impl Vocab {
             .values
             .iter()
             .any(|(w, key)| c == *w && key.is_none_or(|k| key_near(src, open, k)));
-        value || (self.strings.iter().any(|w| named(w)) && name_position(src, open, close))
+        // A quoted key names a member of an object literal or a pattern, never a module: it
+        // counts as the same word unquoted would (`{ 'stdout': out } = process`), so a table of
+        // names (`{"ink": {...}}` in a domain list) is data.
+        value
+            || (self.strings.iter().any(|w| named(w))
+                && match name_position(src, open, close) {
+                    Position::Name => true,
+                    Position::Key => self.is_word(c),
+                    Position::Other => false,
+                })
     }
 
     /// Does a short string's content make its statement a candidate (wherever it stands)?
@@ -379,13 +388,23 @@ fn push_range(ranges: &mut Vec<(Range<usize>, usize)>, r: Range<usize>, row: usi
     }
 }
 
+/// Where a JavaScript string stands (see [`name_position`]).
+#[derive(Debug, PartialEq, Eq)]
+enum Position {
+    /// It names a module or a member.
+    Name,
+    /// A quoted key (`{ 'stdout': ... }`): a member's name, as if unquoted.
+    Key,
+    Other,
+}
+
 /// Whether the JavaScript string between the quotes at `open` and `close` names a module or
 /// a member: `require('m')`, `import('m')`, `from 'm'`, `import 'm'`, `declare module 'm'`,
-/// a subscript (`console['log']`; not an array literal, `['ink', 'inkml']`), or a quoted key
-/// (`{ 'stdout': ... }`).
-fn name_position(src: &[u8], open: usize, close: usize) -> bool {
+/// a subscript (`console['log']`; not an array literal, `['ink', 'inkml']`); or is a quoted
+/// key (`{ 'stdout': ... }`).
+fn name_position(src: &[u8], open: usize, close: usize) -> Position {
     let before = src[..open].trim_ascii_end();
-    match before.last() {
+    let name = match before.last() {
         Some(b'(') => matches!(
             word_before(before[..before.len() - 1].trim_ascii_end()),
             Some(b"require" | b"import" | b"resolve")
@@ -403,8 +422,16 @@ fn name_position(src: &[u8], open: usize, close: usize) -> bool {
         _ if matches!(word_before(before), Some(b"from" | b"import" | b"module")) => true,
         _ => {
             let after = src.get(close + 1..).unwrap_or_default().trim_ascii_start();
-            after.first() == Some(&b':') && after.get(1) != Some(&b':')
+            if after.first() == Some(&b':') && after.get(1) != Some(&b':') {
+                return Position::Key;
+            }
+            false
         }
+    };
+    if name {
+        Position::Name
+    } else {
+        Position::Other
     }
 }
 
