@@ -571,10 +571,15 @@ fn skim(src: &[u8], mut hits: Option<&mut Vec<usize>>) -> Plan {
                 }
                 prev = b'w';
             }
-            _ => {
-                if !b.is_ascii_whitespace() {
-                    prev = b;
+            _ if b.is_ascii_whitespace() => {
+                // A run of blanks at once (indentation, line ends).
+                i += 1;
+                while src.get(i).is_some_and(u8::is_ascii_whitespace) {
+                    i += 1;
                 }
+            }
+            _ => {
+                prev = b;
                 i += 1;
             }
         }
@@ -913,7 +918,16 @@ impl<'s> Lexer<'s> {
                 self.at_line_start = true;
                 self.i += 1;
             }
-            b' ' | b'\t' | b'\r' => self.i += 1,
+            // A run of blanks at once (indentation): none of them changes the lexer's state.
+            b' ' | b'\t' | b'\r' => {
+                self.i += 1;
+                while src
+                    .get(self.i)
+                    .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\r'))
+                {
+                    self.i += 1;
+                }
+            }
             b'/' if src.get(self.i + 1) == Some(&b'/') => {
                 self.i = memchr::memchr(b'\n', &src[self.i..]).map_or(src.len(), |p| self.i + p);
             }
