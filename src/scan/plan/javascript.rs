@@ -5,7 +5,7 @@
 mod blocks;
 
 use super::{
-    Plan, Stmt, Vocab, WordSet, bind_bound, follow_aliases, is_ident, is_ident_start, keep_binders,
+    Plan, Stmt, Vocab, WordSet, follow_aliases, is_ident, is_ident_start, keep_binders,
     owner_before, push_range, word_at,
 };
 use crate::scan::lang::Lang;
@@ -170,7 +170,11 @@ pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
     // The large function bodies of each large statement the alias pass binds from (lexed once).
     let large = (region_min_bytes / 16).max(1);
     let mut bodies_of: HashMap<usize, Vec<Range<usize>>> = HashMap::new();
-    let names = follow_aliases(src, &stmts, &mut keep, |s, names| {
+    // A name bound plain (`var out = ...`) is read plain (`out.write(x)`), one bound as a member
+    // (`exports.out = ...`) after a `.` (`m.out`): the alias pass keys them apart (see
+    // [`name_key`]), so a bound `filter` does not keep every `xs.filter(...)` of a bundle.
+    let key = |r: &Range<usize>| name_key(src, r);
+    let names = follow_aliases(&stmts, &mut keep, key, |s, names| {
         if s.minified {
             let carried = carried_writes(src, s, names, &[]);
             names.extend(carried);
@@ -184,17 +188,12 @@ pub fn javascript_planned(src: &[u8], region_min_bytes: usize) -> Plan {
             &[]
         };
         if bodies.is_empty() {
-            bind_bound(src, s, names);
+            names.extend(s.bound.iter().map(key));
             return;
         }
         // Of the names it binds, those its value carries outside its large bodies.
         let carried = carried_writes(src, s, names, bodies);
-        names.extend(
-            s.bound
-                .iter()
-                .map(|r| &src[r.clone()])
-                .filter(|w| carried.contains(w)),
-        );
+        names.extend(s.bound.iter().map(key).filter(|w| carried.contains(w)));
     });
     let binders = javascript_binders(src, &stmts, &keep);
     let modules = module_names(src, &stmts);
@@ -264,7 +263,15 @@ fn javascript_binders(src: &[u8], stmts: &[Stmt], keep: &[bool]) -> Vec<bool> {
         .filter(|(_, k)| **k)
         .flat_map(|(s, _)| s.declared.iter().map(|(r, _)| &src[r.clone()]))
         .collect();
-    keep_binders(src, stmts, keep, &defined, |s| s.import, |_| true)
+    keep_binders(
+        src,
+        stmts,
+        keep,
+        &defined,
+        |r| name_key(src, r),
+        |s| s.import,
+        |_| true,
+    )
 }
 
 /// A top-level statement of minified code: more bytes than this per line end (template text
@@ -347,7 +354,7 @@ fn carried_writes<'s>(
             .any(|&p| all || outside(p))
             || within(&s.idents, v, |r| r.start)
                 .iter()
-                .any(|r| (all || outside(r.start)) && names.contains(&src[r.clone()]))
+                .any(|r| (all || outside(r.start)) && names.contains(name_key(src, r)))
     };
     let holds = |v: &Range<usize>| holds_in(v, true);
     let mut bound = Vec::new();
@@ -371,10 +378,20 @@ fn carried_writes<'s>(
             _ => holds_in(&v, false),
         };
         if carried {
-            bound.push(&src[w.clone()]);
+            bound.push(name_key(src, w));
         }
     }
     bound
+}
+
+/// How the top-level alias pass spells the name at `r`: a member (after a `.`) with its dot
+/// (`.out`), so that it matches only members; a plain name as it is.
+fn name_key<'s>(src: &'s [u8], r: &Range<usize>) -> &'s [u8] {
+    if r.start > 0 && src[r.start - 1] == b'.' && blocks::is_member(src, r.start) {
+        &src[r.start - 1..r.end]
+    } else {
+        &src[r.clone()]
+    }
 }
 
 /// The function bodies of at least `min_bytes` of statement `s` that no other body holds (the
@@ -1605,6 +1622,25 @@ mod tests {
         );
         assert_eq!(javascript(b"user. /* c */ console.log(1);"), Plan::Whole);
         assert_eq!(javascript(b"user.\n  console.log(1);"), Plan::Skip);
+    }
+
+    #[test]
+    fn a_name_bound_plain_is_not_read_as_a_member_nor_the_reverse() {
+        // `filter` bound from the console keeps `filter(...)`, not `xs.filter(...)`; `out`
+        // assigned as a member keeps `mod.out.write(...)`, not a plain `out`.
+        let body = "  total = total + 1;\n".repeat(8);
+        let src = format!(
+            "const filter = console.log;\nexports.out = process.stdout;\n\
+             function listy(xs) {{\n{body}  return xs.filter(Boolean);\n}}\n\
+             function plain() {{\n{body}  return out;\n}}\n\
+             function calls() {{\n{body}  filter('x');\n}}\n\
+             function member(mod) {{\n{body}  mod.out.write('y');\n}}\n"
+        );
+        let kept = kept_text(&src).concat();
+        assert!(kept.contains("filter('x')"), "{kept}");
+        assert!(kept.contains("mod.out.write('y')"), "{kept}");
+        assert!(!kept.contains("xs.filter(Boolean)"), "{kept}");
+        assert!(!kept.contains("return out;"), "{kept}");
     }
 
     #[test]

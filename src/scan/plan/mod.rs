@@ -298,19 +298,19 @@ struct Stmt {
 }
 
 /// Marks the statements that mention a name bound by a kept statement, for up to three rounds
-/// (`say = print` … `say(x)`); `binds` says whether a kept statement's names count. Returns the
-/// names gathered.
+/// (`say = print` … `say(x)`); `bind` adds a kept statement's names, as `key` spells a name at
+/// a position. Returns the names gathered.
 fn follow_aliases<'s>(
-    src: &'s [u8],
     stmts: &[Stmt],
     keep: &mut [bool],
+    key: impl Fn(&Range<usize>) -> &'s [u8],
     mut bind: impl FnMut(&Stmt, &mut WordSet<'s>),
 ) -> WordSet<'s> {
     let mut names: WordSet = WordSet::default();
     for _ in 0..3 {
         let before = names.len();
         for (i, s) in stmts.iter().enumerate() {
-            if !keep[i] && s.idents.iter().any(|r| names.contains(&src[r.clone()])) {
+            if !keep[i] && s.idents.iter().any(|r| names.contains(key(r))) {
                 keep[i] = true;
             }
             if keep[i] {
@@ -328,12 +328,14 @@ fn follow_aliases<'s>(
 /// those that bind or declare a name the kept statements use, or one those use in turn, up to
 /// three steps (`ERR = sys.stderr` … `print(x, file=ERR)`; `var opts = {...}` … `pino(opts)`),
 /// and those that mention a name of `defined` (the kept functions and classes). The names of
-/// statements that `count` are used even when they are not kept.
-fn keep_binders(
-    src: &[u8],
+/// statements that `count` are used even when they are not kept. Names are compared as `key`
+/// spells them (JavaScript keys members apart from plain names).
+fn keep_binders<'s>(
+    src: &'s [u8],
     stmts: &[Stmt],
     keep: &[bool],
     defined: &WordSet,
+    key: impl Fn(&Range<usize>) -> &'s [u8],
     count: impl Fn(&Stmt) -> bool,
     may_add: impl Fn(&Stmt) -> bool,
 ) -> Vec<bool> {
@@ -344,7 +346,7 @@ fn keep_binders(
         for (i, s) in stmts.iter().enumerate() {
             if (keep[i] || added[i] || count(s)) && !read[i] {
                 read[i] = true;
-                used.extend(s.idents.iter().map(|r| &src[r.clone()]));
+                used.extend(s.idents.iter().map(&key));
             }
         }
         let mut grew = false;
@@ -353,11 +355,11 @@ fn keep_binders(
                 && !added[i]
                 && may_add(s)
                 && s.end - s.start <= SHORT_STATEMENT
-                && (s.bound.iter().any(|r| used.contains(&src[r.clone()]))
+                && (s.bound.iter().any(|r| used.contains(key(r)))
                     || s.declared
                         .iter()
                         .any(|(r, _)| used.contains(&src[r.clone()]))
-                    || s.idents.iter().any(|r| defined.contains(&src[r.clone()])))
+                    || s.idents.iter().any(|r| defined.contains(key(r))))
             {
                 added[i] = true;
                 grew = true;

@@ -87,13 +87,18 @@ fn lexed(src: &[u8], region_min_bytes: usize) -> Plan {
     }
     // Names bound from a candidate become candidates themselves (aliases, imports).
     let mut keep: Vec<bool> = stmts.iter().map(|s| s.hit).collect();
-    let extra = follow_aliases(src, &stmts, &mut keep, |s, names| {
-        if s.import {
-            names.extend(import_bound(src, s));
-        } else if !s.block || s.func {
-            bind_bound(src, s, names);
-        }
-    });
+    let extra = follow_aliases(
+        &stmts,
+        &mut keep,
+        |r| &src[r.clone()],
+        |s, names| {
+            if s.import {
+                names.extend(import_bound(src, s));
+            } else if !s.block || s.func {
+                bind_bound(src, s, names);
+            }
+        },
+    );
     // What the kept statements use, where it is bound.
     let bind_kept = python_binders(src, &stmts, &keep);
     let mut ranges: Vec<(Range<usize>, usize)> = Vec::new();
@@ -459,7 +464,15 @@ fn python_binders(src: &[u8], stmts: &[Stmt], keep: &[bool]) -> Vec<bool> {
         .filter(|(s, k)| **k && s.block)
         .filter_map(|(s, _)| s.name.clone().map(|r| &src[r]))
         .collect();
-    keep_binders(src, stmts, keep, &defined, |_| false, |s| !s.block)
+    keep_binders(
+        src,
+        stmts,
+        keep,
+        &defined,
+        |r| &src[r.clone()],
+        |_| false,
+        |s| !s.block,
+    )
 }
 
 /// The names an import binds that can matter: those that bring in something the sink table

@@ -132,7 +132,7 @@ struct Node<'s> {
 }
 
 /// The kept parts of a large kept statement (see the module comment); `names`: the names the
-/// kept top-level statements bind. `None`: keep it whole.
+/// kept top-level statements bind (a member's with its dot: `.out`). `None`: keep it whole.
 pub(super) fn block_parts(
     src: &[u8],
     span: Range<usize>,
@@ -164,13 +164,15 @@ pub(super) fn block_parts(
         modules: modules.iter().map(|&w| (0, w)).collect(),
         not_modules: KeySet::default(),
     };
-    // The names the kept top-level statements bind: the file's, or members.
+    // The names the kept top-level statements bind: the file's, or members (`.out`).
     for &w in names {
-        for key in [(0, w), (MEMBER, w)] {
-            tree.used.insert(key);
-            tree.carried.insert(key);
-            tree.carried_names.insert(w);
-        }
+        let key = match w.strip_prefix(b".") {
+            Some(member) => (MEMBER, member),
+            None => (0, w),
+        };
+        tree.used.insert(key);
+        tree.carried.insert(key);
+        tree.carried_names.insert(key.1);
     }
     if !tree.split(0) {
         return None;
@@ -721,7 +723,7 @@ pub(super) fn function_value(value: &[u8]) -> bool {
 }
 
 /// Whether the name at `start` follows a `.` (`a.name`, `a?.name`; not `...name`).
-fn is_member(src: &[u8], start: usize) -> bool {
+pub(super) fn is_member(src: &[u8], start: usize) -> bool {
     let before = src[..start].trim_ascii_end();
     before.ends_with(b".") && !before.ends_with(b"...")
 }
