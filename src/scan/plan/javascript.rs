@@ -336,8 +336,8 @@ fn import_bound(src: &[u8], s: &Stmt) -> Vec<Range<usize>> {
 ///
 /// A large statement binds the names it binds before its first `=` that this returns when
 /// given `bodies`, its large function bodies (see [`large_bodies`]): what stands in them reaches
-/// its names only through what a function returns. The analyzer resolves a call's result only for a same-file function it calls by
-/// name, so `var require_x = __commonJS({ "x"(exports) { ... console.log(...) ... } })` holds
+/// its names only through what a function returns. The analyzer resolves a call's result only
+/// for a same-file function it calls by name, so `var require_x = __commonJS({ "x"(exports) { ... console.log(...) ... } })` holds
 /// no stdout: the bundle's modules that require it need not be kept for it (the planned-body
 /// pass decides what inside it is kept).
 fn carried_writes<'s>(
