@@ -337,9 +337,10 @@ fn import_bound(src: &[u8], s: &Stmt) -> Vec<Range<usize>> {
 /// A large statement binds the names it binds before its first `=` that this returns when
 /// given `bodies`, its large function bodies (see [`large_bodies`]): what stands in them reaches
 /// its names only through what a function returns. The analyzer resolves a call's result only
-/// for a same-file function it calls by name, so `var require_x = __commonJS({ "x"(exports) { ... console.log(...) ... } })` holds
-/// no stdout: the bundle's modules that require it need not be kept for it (the planned-body
-/// pass decides what inside it is kept).
+/// for a same-file function it calls by name, so
+/// `var require_x = __commonJS({ "x"(exports) { ... console.log(...) ... } })` holds no stdout:
+/// the bundle's modules that require it need not be kept for it (the planned-body pass decides
+/// what inside it is kept).
 fn carried_writes<'s>(
     src: &'s [u8],
     s: &Stmt,
@@ -1448,9 +1449,19 @@ mod tests {
         }
     }
 
+    /// The text of the ranges a plan keeps (parts of at least `min` bytes planned), as one
+    /// string, or the plan.
+    fn kept_at(src: &str, min: usize) -> String {
+        kept_planned(src, min).concat()
+    }
+
     /// The text of the ranges a plan keeps, or the plan.
     fn kept_text(src: &str) -> Vec<String> {
-        match javascript_planned(src.as_bytes(), 0) {
+        kept_planned(src, 0)
+    }
+
+    fn kept_planned(src: &str, min: usize) -> Vec<String> {
+        match javascript_planned(src.as_bytes(), min) {
             Plan::Ranges(r) => r.iter().map(|(r, _)| src[r.clone()].to_string()).collect(),
             other => vec![format!("{other:?}")],
         }
@@ -1667,14 +1678,7 @@ mod tests {
         src += &format!("var stream = wrapStream(process.stdout, function () {{\n{filler}}});\n");
         src += &format!("var getOut = function () {{\n{filler}  return process.stdout;\n}};\n");
         src += "stream.write('x');\ngetOut().write('y');\n";
-        let kept = match javascript_planned(src.as_bytes(), super::super::DEFAULT_REGION_MIN_BYTES)
-        {
-            Plan::Ranges(r) => r
-                .iter()
-                .map(|(r, _)| src[r.clone()].to_string())
-                .collect::<String>(),
-            other => format!("{other:?}"),
-        };
+        let kept = kept_at(&src, super::super::DEFAULT_REGION_MIN_BYTES);
         assert!(kept.contains("console.log('loaded')"), "{kept}");
         assert!(!kept.contains("import_noisy.helper()"), "{kept}");
         assert!(kept.contains("stream.write('x')"), "{kept}");
@@ -1688,13 +1692,7 @@ mod tests {
             "import fs from 'node:fs';\nconst {{ log }} = console;\n{big}function loud() {{\n  log('x');\n{}}}\nconst re = /[/'\"]/g;\nconst t = `a\n${{console.log(1)}}\nb`;\n{big}",
             "  const v = 1;\n".repeat(80)
         );
-        let kept = match javascript_planned(src.as_bytes(), 0) {
-            Plan::Ranges(r) => r
-                .iter()
-                .map(|(r, _)| src[r.clone()].to_string())
-                .collect::<String>(),
-            other => format!("{other:?}"),
-        };
+        let kept = kept_at(&src, 0);
         assert!(kept.contains("import fs"), "{kept}");
         assert!(kept.contains("const { log } = console;"));
         assert!(kept.contains("function loud"));
