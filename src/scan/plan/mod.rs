@@ -22,7 +22,6 @@ pub use python::python;
 
 use crate::scan::lang::{FastHasher, Lang};
 use crate::scan::sinks::{self, FdWord};
-use aho_corasick::{AhoCorasick, MatchKind};
 use std::collections::HashSet;
 use std::ops::Range;
 
@@ -57,8 +56,6 @@ pub enum Plan {
 pub struct Vocab {
     /// Candidate identifiers.
     words: WordSet<'static>,
-    /// Finds any of `words` in a text (Python's formatted strings).
-    words_searcher: AhoCorasick,
     /// A cheap first look before hashing: per first byte, the lengths of the words starting
     /// with it (bit `n` for length `n`; words of 64 bytes or more set bit 63 and are hashed).
     lengths: [u64; 256],
@@ -103,10 +100,6 @@ impl Vocab {
             .map(str::as_bytes)
             .collect();
         let lengths = first_byte_lengths(words.iter().copied());
-        let words_searcher = AhoCorasick::builder()
-            .match_kind(MatchKind::LeftmostFirst)
-            .build(words.iter())
-            .expect("candidate words are short literals");
         let strings: Vec<&'static [u8]> = sinks::string_words(lang)
             .into_iter()
             .map(str::as_bytes)
@@ -129,7 +122,6 @@ impl Vocab {
             .collect();
         Vocab {
             words,
-            words_searcher,
             lengths,
             owners,
             next,
@@ -194,14 +186,51 @@ impl Vocab {
                         .is_some_and(|rest| rest.is_empty() || rest[0] == b'/')
                 });
         }
-        self.string_finders
-            .iter()
-            .any(|f| f.find(content).is_some())
+        // A word counts where it stands as a word (`"ext://sys.stdout"`, `"stdout"`), not as
+        // part of a longer name (`'fcgi_stdout'` in a lexer's keyword table).
+        self.string_finders.iter().zip(&self.strings).any(|(f, w)| {
+            f.find_iter(content)
+                .any(|at| bounded(content, at, at + w.len(), w))
+        })
     }
 
-    /// Does `text` hold a candidate word anywhere (as a word or not)?
-    fn mentions_word(&self, text: &[u8]) -> bool {
-        self.words_searcher.is_match(text)
+    /// Does the code of a formatted string (`content` between its quotes) name a candidate
+    /// word? Only the replacement fields (`{...}`, with their format specs) are code; the text
+    /// around them (`f"input shape {shape}"`) and escaped braces (`{{`) are not.
+    fn formatted_hit(&self, content: &[u8]) -> bool {
+        let mut depth = 0usize;
+        let mut i = 0;
+        while i < content.len() {
+            let c = content[i];
+            if depth == 0 {
+                if c == b'{' {
+                    if content.get(i + 1) == Some(&b'{') {
+                        i += 2;
+                        continue;
+                    }
+                    depth = 1;
+                }
+                i += 1;
+                continue;
+            }
+            match c {
+                b'{' => depth += 1,
+                b'}' => depth -= 1,
+                _ if is_ident_start(c) => {
+                    let start = i;
+                    while i < content.len() && is_ident(content[i]) {
+                        i += 1;
+                    }
+                    if self.is_word(&content[start..i]) {
+                        return true;
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        false
     }
 
     /// Is a candidate word after `owner.` still a candidate?
@@ -501,6 +530,14 @@ static IDENT: [u8; 256] = {
 
 fn is_ident_start(b: u8) -> bool {
     IDENT[usize::from(b)] == 2
+}
+
+/// Does `w`, found at `start..end` of `text`, stand there as a word: no identifier byte joins
+/// it on a side where it begins or ends with one (`/dev/` needs no boundary)?
+fn bounded(text: &[u8], start: usize, end: usize, w: &[u8]) -> bool {
+    let joins = |at: Option<&u8>| at.is_some_and(|&b| is_ident(b));
+    !(w.first().is_some_and(|&b| is_ident(b)) && start > 0 && joins(text.get(start - 1))
+        || w.last().is_some_and(|&b| is_ident(b)) && joins(text.get(end)))
 }
 
 fn is_ident(b: u8) -> bool {

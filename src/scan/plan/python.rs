@@ -908,7 +908,7 @@ fn python_string(src: &[u8], i: usize, formatted: bool) -> (usize, usize, bool, 
     }
     let j = j.min(src.len());
     let content = &src[content_start.min(j)..j];
-    let hit = VOCAB.string_hit(content) || (formatted && VOCAB.mentions_word(&src[i..j]));
+    let hit = VOCAB.string_hit(content) || (formatted && VOCAB.formatted_hit(content));
     (j, rows, hit, closed)
 }
 
@@ -1030,6 +1030,28 @@ mod tests {
             python(b"run(cmd, stdout=PIPE, input=data)\n", 0),
             Plan::Skip
         );
+    }
+
+    #[test]
+    fn python_formatted_strings_count_by_their_code_and_strings_by_whole_words() {
+        // The text of a formatted string is not code; its replacement fields are.
+        assert_eq!(python(b"x = f'input shape {shape}'\n", 0), Plan::Skip);
+        assert_eq!(python(b"x = f'{{print}} {n}'\n", 0), Plan::Skip);
+        assert_eq!(python(b"x = f'{n} input_ids {m}'\n", 0), Plan::Skip);
+        assert_eq!(python(b"x = f'{input_ids}'\n", 0), Plan::Skip);
+        assert_eq!(python(b"x = f'n: {print(n)}'\n", 0), Plan::Whole);
+        assert_eq!(python(b"x = f'{n:>{input()}}'\n", 0), Plan::Whole);
+        assert_eq!(python(b"x = f'''\n{n}\n{sys.stdout}'''\n", 0), Plan::Whole);
+        assert_eq!(
+            python(b"x = f\"{getattr(sys, 'stdout')}\"\n", 0),
+            Plan::Whole
+        );
+        // A string counts where the word stands alone, not inside a longer name.
+        assert_eq!(python(b"x = ['fcgi_stdout', 'stdouts']\n", 0), Plan::Skip);
+        assert_eq!(python(b"x = 'sys.stdout'\n", 0), Plan::Whole);
+        assert_eq!(python(b"x = 'sys.__stdout__'\n", 0), Plan::Whole);
+        assert_eq!(python(b"x = 'stdout'\n", 0), Plan::Whole);
+        assert_eq!(python(b"x = 'tty:/dev/pts'\n", 0), Plan::Whole);
     }
 
     #[test]
