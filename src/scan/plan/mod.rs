@@ -217,13 +217,11 @@ impl Vocab {
                 b'{' => depth += 1,
                 b'}' => depth -= 1,
                 _ if is_ident_start(c) => {
-                    let start = i;
-                    while i < content.len() && is_ident(content[i]) {
-                        i += 1;
-                    }
-                    if self.is_word(&content[start..i]) {
+                    let w = word_at(content, i);
+                    if self.is_word(w) {
                         return true;
                     }
+                    i += w.len();
                     continue;
                 }
                 _ => {}

@@ -1034,24 +1034,26 @@ mod tests {
 
     #[test]
     fn python_formatted_strings_count_by_their_code_and_strings_by_whole_words() {
-        // The text of a formatted string is not code; its replacement fields are.
-        assert_eq!(python(b"x = f'input shape {shape}'\n", 0), Plan::Skip);
-        assert_eq!(python(b"x = f'{{print}} {n}'\n", 0), Plan::Skip);
-        assert_eq!(python(b"x = f'{n} input_ids {m}'\n", 0), Plan::Skip);
-        assert_eq!(python(b"x = f'{input_ids}'\n", 0), Plan::Skip);
-        assert_eq!(python(b"x = f'n: {print(n)}'\n", 0), Plan::Whole);
-        assert_eq!(python(b"x = f'{n:>{input()}}'\n", 0), Plan::Whole);
-        assert_eq!(python(b"x = f'''\n{n}\n{sys.stdout}'''\n", 0), Plan::Whole);
-        assert_eq!(
-            python(b"x = f\"{getattr(sys, 'stdout')}\"\n", 0),
-            Plan::Whole
-        );
-        // A string counts where the word stands alone, not inside a longer name.
-        assert_eq!(python(b"x = ['fcgi_stdout', 'stdouts']\n", 0), Plan::Skip);
-        assert_eq!(python(b"x = 'sys.stdout'\n", 0), Plan::Whole);
-        assert_eq!(python(b"x = 'sys.__stdout__'\n", 0), Plan::Whole);
-        assert_eq!(python(b"x = 'stdout'\n", 0), Plan::Whole);
-        assert_eq!(python(b"x = 'tty:/dev/pts'\n", 0), Plan::Whole);
+        let cases: &[(&[u8], Plan)] = &[
+            // The text of a formatted string is not code; its replacement fields are.
+            (b"x = f'input shape {shape}'\n", Plan::Skip),
+            (b"x = f'{{print}} {n}'\n", Plan::Skip),
+            (b"x = f'{n} input_ids {m}'\n", Plan::Skip),
+            (b"x = f'{input_ids}'\n", Plan::Skip),
+            (b"x = f'n: {print(n)}'\n", Plan::Whole),
+            (b"x = f'{n:>{input()}}'\n", Plan::Whole),
+            (b"x = f'''\n{n}\n{sys.stdout}'''\n", Plan::Whole),
+            (b"x = f\"{getattr(sys, 'stdout')}\"\n", Plan::Whole),
+            // A string counts where the word stands alone, not inside a longer name.
+            (b"x = ['fcgi_stdout', 'stdouts']\n", Plan::Skip),
+            (b"x = 'sys.stdout'\n", Plan::Whole),
+            (b"x = 'sys.__stdout__'\n", Plan::Whole),
+            (b"x = 'stdout'\n", Plan::Whole),
+            (b"x = 'tty:/dev/pts'\n", Plan::Whole),
+        ];
+        for (src, plan) in cases {
+            assert_eq!(&python(src, 0), plan, "{}", String::from_utf8_lossy(src));
+        }
     }
 
     #[test]
